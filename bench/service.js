@@ -1,0 +1,214 @@
+'use strict';
+// Starts the built service for the benchmark and the soak: its own database, secrets, an SMTP
+// catcher, rate limits raised by configuration, pinned to CPU 0 (the load generator takes CPU 1).
+const { execFileSync, spawn } = require('node:child_process');
+const { createHash, randomBytes, randomInt } = require('node:crypto');
+const { readFileSync, existsSync } = require('node:fs');
+const { cpus } = require('node:os');
+const { join } = require('node:path');
+const { SMTPServer } = require('smtp-server');
+const { simpleParser } = require('mailparser');
+const { Client } = require('pg');
+const { generateSecrets } = require('../scripts/dev-secrets');
+
+const HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-size=4'];
+
+const ROOT = join(__dirname, '..');
+const DB = 'svc_auth_bench';
+const PG = 'postgres://postgres@127.0.0.1:5432';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function log(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+}
+
+async function startSmtp() {
+  const codes = new Map();
+  const waiters = new Map();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, cb) {
+      simpleParser(stream).then((m) => {
+        const to = session.envelope.rcptTo[0].address.toLowerCase();
+        const code = /\b(\d{6})\b/.exec(m.text || '')[1];
+        const w = waiters.get(to);
+        if (w) {
+          waiters.delete(to);
+          w(code);
+        } else codes.set(to, code);
+        cb();
+      }, cb);
+    },
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `smtp://127.0.0.1:${server.server.address().port}`,
+    code: (to) =>
+      codes.has(to)
+        ? Promise.resolve(codes.get(to)).finally(() => codes.delete(to))
+        : new Promise((resolve) => waiters.set(to, resolve)),
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+async function prepareDatabase() {
+  const c = new Client({ connectionString: `${PG}/postgres` });
+  await c.connect();
+  await c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await c.query(`CREATE DATABASE ${DB}`);
+  await c.end();
+}
+
+function admin(env, ...args) {
+  return JSON.parse(execFileSync('node', [join(ROOT, 'dist/src/cli/admin.js'), ...args], { env, encoding: 'utf8' }));
+}
+
+/** Server CPU time in seconds (user + system), from /proc. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function peakRssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+async function waitReady(base, host) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(`${base}/readyz`, { headers: { host } });
+      if (r.ok) return;
+    } catch {
+      /* not yet */
+    }
+    await sleep(100);
+  }
+  throw new Error('service did not become ready');
+}
+
+function cookieOf(res, name) {
+  const all = res.headers.getSetCookie ? res.headers.getSetCookie() : [];
+  const c = all.find((x) => x.startsWith(`${name}=`));
+  return c ? c.split(';')[0] : undefined;
+}
+
+// One complete console sign-in at the API: authorize → email code over SMTP → confirm → token.
+async function apiSignIn(ctx, email) {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const q = new URLSearchParams({
+    response_type: 'code', client_id: 'cli_console', redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`,
+    scope: 'tenant:read', state: randomBytes(8).toString('hex'), code_challenge: challenge, code_challenge_method: 'S256',
+  });
+  const form = await fetch(`${ctx.authOrigin}/management-auth/authorize?${q}`);
+  const flowId = /data-flow-id="([^"]+)"/.exec(await form.text())[1];
+  const cookie = cookieOf(form, '__Host-svc_control_flow');
+  const post = (p, body) =>
+    fetch(`${ctx.authOrigin}/management-auth/email/${p}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie }, body: JSON.stringify(body),
+    });
+  const codeP = ctx.smtp.code(email);
+  const started = await post('start', { flow_id: flowId, email });
+  if (started.status !== 202) throw new Error(`email/start ${started.status}`);
+  const code = await codeP;
+  const confirmed = await (await post('confirm', { flow_id: flowId, email, code })).json();
+  const authCode = new URL(confirmed.redirect_to).searchParams.get('code');
+  const tok = await fetch(`${ctx.authOrigin}/management-auth/token`, {
+    method: 'POST',
+    headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: authCode, redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`, code_verifier: verifier }),
+  });
+  if (tok.status !== 200) throw new Error(`token ${tok.status}`);
+  return tok.json();
+}
+
+async function bffSignIn(ctx) {
+  const start = await fetch(`${ctx.consoleOrigin}/api/auth/start`, { method: 'POST', headers: { origin: ctx.consoleOrigin }, redirect: 'manual' });
+  if (start.status !== 303) throw new Error(`start answered ${start.status}`);
+  const bffFlow = cookieOf(start, '__Host-svc_control_flow');
+  const form = await fetch(start.headers.get('location'));
+  const flowId = /data-flow-id="([^"]+)"/.exec(await form.text())[1];
+  const cookie = cookieOf(form, '__Host-svc_control_flow');
+  const email = 'bench-0@bench.example';
+  const post = (p, body) =>
+    fetch(`${ctx.authOrigin}/management-auth/email/${p}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie }, body: JSON.stringify(body) });
+  const codeP = ctx.smtp.code(email);
+  await post('start', { flow_id: flowId, email });
+  const confirmed = await (await post('confirm', { flow_id: flowId, email, code: await codeP })).json();
+  const cb = await fetch(confirmed.redirect_to, { headers: { cookie: bffFlow }, redirect: 'manual' });
+  const consoleCookie = cookieOf(cb, '__Host-svc_console');
+  if (!consoleCookie) throw new Error(`callback answered ${cb.status} without a session`);
+  return consoleCookie;
+}
+
+async function startService() {
+  const cores = cpus().length;
+  if (cores > 1) {
+    try {
+      execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+    } catch {
+      /* taskset unavailable: both share the CPUs */
+    }
+  }
+  execFileSync('bash', [join(ROOT, 'scripts/ensure-services.sh')], { stdio: 'inherit' });
+  if (!existsSync(join(ROOT, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0') execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  await prepareDatabase();
+  const smtp = await startSmtp();
+  const secrets = await generateSecrets();
+  const port = 3900 + randomInt(50);
+  const authOrigin = `http://localhost:${port}`;
+  const consoleOrigin = `http://127.0.0.1:${port}`;
+  const huge = '100000000/60';
+  const env = {
+    ...process.env, ...secrets, NODE_ENV: 'development', PORT: String(port), AUTH_ORIGIN: authOrigin, CONSOLE_ORIGIN: consoleOrigin,
+    DATABASE_URL: `${PG}/${DB}`, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `bench${randomBytes(3).toString('hex')}:`,
+    CONSOLE_CLIENT_ID: 'cli_console', MAIL_TRANSPORT: 'smtp', SMTP_URL: smtp.url, MAIL_FROM: 'bench@localhost', LOG_LEVEL: 'warn',
+    RATE_LIMIT_MGMT_EMAIL_SEND: huge, RATE_LIMIT_MGMT_IP: huge, RATE_LIMIT_MGMT_FLOW_ATTEMPTS: huge,
+    RATE_LIMIT_GUEST_CREATE_CLIENT_IP: huge, RATE_LIMIT_GUEST_CREATE_TENANT_IP: huge, RATE_LIMIT_GUEST_UPGRADE_SUBJECT: huge, RATE_LIMIT_TENANT_EMAIL_SEND: huge,
+  };
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server only (README, performance).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+  admin(env, 'migrate');
+  admin(env, 'seed-control-plane');
+  admin(env, 'tenant', 'create', '--id', 'bench', '--name', 'Bench');
+  admin(env, 'client', 'create', '--tenant', 'bench', '--id', 'cli_bench', '--name', 'Bench', '--type', 'native', '--scopes', 'openid offline_access', '--redirect-uri', 'http://127.0.0.1/cb');
+  admin(env, 'membership', 'add', '--tenant', 'bench', '--email', 'bench-0@bench.example', '--role', 'owner');
+
+  // The same V8 heap limits as production (Dockerfile, npm start): see README, performance.
+  const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, 'dist/src/main.js'];
+  const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const stopped = new Promise((r) => server.once('exit', r));
+  const stop = () => server.kill('SIGTERM');
+  process.on('exit', stop);
+  await waitReady(`http://127.0.0.1:${port}`, `localhost:${port}`);
+  // taskset execs node in place, so the child's pid is the server's.
+  const pid = server.pid;
+  const ctx = { authOrigin, consoleOrigin, smtp, basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}` };
+  return { ctx, pid, cores, secrets, stop: async () => { stop(); await stopped; await smtp.close(); } };
+}
+
+/**
+ * An autocannon request for the refresh grant as rotation chains: each request takes a refresh
+ * token from the pool and puts the rotated one back, so every token is used exactly once.
+ */
+function refreshChainRequest(ctx, pool) {
+  const host = new URL(ctx.authOrigin).host;
+  return {
+    method: 'POST',
+    setupRequest: (req) => ({
+      ...req,
+      headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded', host },
+      body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(pool.pop())}`,
+    }),
+    onResponse: (status, body) => {
+      if (status === 200) pool.unshift(JSON.parse(body).refresh_token);
+    },
+  };
+}
+
+module.exports = { startService, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, sleep, log };

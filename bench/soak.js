@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// npm run soak: a bounded soak (5 minutes by default, SOAK_SECONDS to change) at moderate load:
+// current, refresh rotation chains and sign-ins at fixed rates. Samples the server's RSS and the
+// error count every 15 s and fails if memory keeps growing or errors appear.
+'use strict';
+const autocannon = require('autocannon');
+const { readFileSync } = require('node:fs');
+const { startService, refreshChainRequest, apiSignIn, log, sleep } = require('./service');
+
+const SECONDS = Number(process.env.SOAK_SECONDS || 300);
+const SAMPLE_SECONDS = 15;
+
+function rssMb(pid) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+async function main() {
+  const { ctx, pid, stop } = await startService();
+  const session = await apiSignIn(ctx, 'soak-0@bench.example');
+  const pool = [];
+  for (let i = 0; i < 30; i++) pool.push((await apiSignIn(ctx, `soak-chain-${i}@bench.example`)).refresh_token);
+
+  const common = { duration: SECONDS, connections: 10 };
+  const runs = [
+    autocannon({ ...common, url: `${ctx.authOrigin}/management-auth/current`, overallRate: 300, headers: { authorization: `Bearer ${session.access_token}` } }),
+    autocannon({
+      ...common,
+      url: `${ctx.authOrigin}/management-auth/token`,
+      overallRate: 50,
+      requests: [refreshChainRequest(ctx, pool)],
+    }),
+  ];
+  let signIns = 0;
+  let signInErrors = 0;
+  const until = Date.now() + SECONDS * 1000;
+  const signInLoop = (async () => {
+    while (Date.now() < until) {
+      await apiSignIn(ctx, `soak-${signIns}@bench.example`).then(() => signIns++, () => signInErrors++);
+      await sleep(200);
+    }
+  })();
+
+  const samples = [];
+  while (Date.now() < until) {
+    await sleep(SAMPLE_SECONDS * 1000);
+    samples.push({ t: samples.length * SAMPLE_SECONDS + SAMPLE_SECONDS, rss: rssMb(pid), signIns, signInErrors });
+    log(`t=${samples.at(-1).t}s rss=${samples.at(-1).rss.toFixed(1)} MB sign-ins=${signIns} errors=${signInErrors}`);
+  }
+  const results = await Promise.all(runs);
+  await signInLoop;
+  await stop();
+
+  const errors = results.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0) + signInErrors;
+  // Compare the average of the last third with the middle third: after warm-up, memory is flat
+  // when the later samples are not higher by more than 10 %.
+  const third = Math.max(1, Math.floor(samples.length / 3));
+  const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
+  const middle = avg(samples.slice(third, 2 * third));
+  const last = avg(samples.slice(-third));
+  console.log(`\nsoak ${SECONDS} s: ${results.map((r) => `${r.requests.total} req`).join(', ')}, ${signIns} sign-ins, ${errors} errors`);
+  console.log(`rss samples (MB): ${samples.map((s) => s.rss.toFixed(0)).join(' ')}`);
+  console.log(`rss middle third ${middle.toFixed(1)} MB, last third ${last.toFixed(1)} MB (${(((last - middle) / middle) * 100).toFixed(1)} %)`);
+  const flat = last <= middle * 1.1;
+  console.log(`${flat ? 'MET ' : 'MISS'} memory flat; ${errors === 0 ? 'MET ' : 'MISS'} no errors`);
+  process.exitCode = flat && errors === 0 ? 0 : 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, type-check, unit tests, e2e tests against real PostgreSQL, Redis,
+# SMTP and a fake chat platform, and the browser test in Debian's Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+bash scripts/ensure-services.sh --with-chromium
+
+echo "== lint" >&2
+npm run --silent lint
+echo "== type-check" >&2
+npm run --silent typecheck
+echo "== build" >&2
+npm run --silent build
+echo "== unit" >&2
+npx jest --config test/jest.unit.config.js
+echo "== e2e" >&2
+npx jest --config test/jest.e2e.config.js
+
+echo "== e2e on a 3-master Redis Cluster" >&2
+nodes=$(bash scripts/redis-cluster.sh start)
+trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
+TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input

@@ -1,0 +1,66 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { APP_CONFIG, type AppConfig } from './config/config';
+import { ConsoleBffModule } from './console-bff/console-bff.module';
+import { ControlPlaneSeedCheck } from './directory/control-plane-seed.check';
+import { DirectoryModule } from './directory/directory.module';
+import { GuestModule } from './guest/guest.module';
+import { HttpEdgeModule } from './http/http.module';
+import { ManagementAuthModule } from './management-auth/management-auth.module';
+import { ManagementModule } from './management/management.module';
+import { CryptoModule } from './platform/crypto/crypto.module';
+import { DatabaseModule } from './platform/database/database.module';
+import { OpenApiController } from './openapi/openapi.controller';
+import { HealthController } from './platform/health/health.controller';
+import { KeysModule } from './platform/keys/keys.module';
+import { loggerParams } from './platform/logging/logging';
+import { MetricsModule } from './platform/metrics/metrics.module';
+import { EmailCodesModule } from './platform/email-codes/email-codes.module';
+import { MailModule } from './platform/mail/mail.module';
+import { RateLimitModule } from './platform/rate-limit/rate-limit.module';
+import { RedisModule } from './platform/redis/redis.module';
+import { SessionStoreModule } from './platform/session-store/session-store.module';
+
+@Module({})
+class ConfigHolderModule {}
+
+/**
+ * The host: one process mounting every feature module. Configuration is passed in (not read
+ * from process.env here) so tests build the same app with their own settings.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, logDestination?: DestinationStream): DynamicModule {
+    const configModule: DynamicModule = {
+      module: ConfigHolderModule,
+      global: true,
+      providers: [{ provide: APP_CONFIG, useValue: config }],
+      exports: [APP_CONFIG],
+    };
+    return {
+      module: AppModule,
+      imports: [
+        configModule,
+        LoggerModule.forRoot(loggerParams(config, logDestination)),
+        MetricsModule,
+        HttpEdgeModule,
+        CryptoModule,
+        DatabaseModule,
+        RedisModule,
+        KeysModule,
+        SessionStoreModule,
+        RateLimitModule,
+        MailModule,
+        EmailCodesModule,
+        DirectoryModule,
+        ManagementAuthModule,
+        GuestModule,
+        ManagementModule,
+        ConsoleBffModule,
+      ],
+      controllers: [HealthController, OpenApiController],
+      providers: [ControlPlaneSeedCheck],
+    };
+  }
+}

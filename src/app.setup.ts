@@ -1,0 +1,78 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import type { DestinationStream } from 'pino';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import type { AppConfig } from './config/config';
+import { AppError } from './http/app-error';
+import { bodyRules } from './http/body-rules';
+import { hostRouting } from './http/host-routing';
+import { MetricsService } from './platform/metrics/metrics.service';
+import { requestMetrics } from './platform/metrics/request-metrics';
+
+/**
+ * Builds the configured application; `main.ts` and every e2e test call this, so tests exercise
+ * exactly the production pipeline: headers, host routing, body rules, validation, errors.
+ */
+export async function createApp(config: AppConfig, opts: { logDestination?: DestinationStream } = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opts.logDestination), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  configureApp(app, config);
+  return app;
+}
+
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.set('trust proxy', false);
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          // The console's sign-in form POSTs to /api/auth/start, which redirects to the authorize
+          // endpoint; browsers apply form-action to that redirect, so the auth origin is listed.
+          formAction: ["'self'", config.authOrigin],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+        },
+      },
+      frameguard: { action: 'deny' },
+      strictTransportSecurity: config.authOrigin.startsWith('https:') ? { maxAge: 31_536_000 } : false,
+      referrerPolicy: { policy: 'no-referrer' },
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+    }),
+  );
+  app.use(requestMetrics(app.get(MetricsService)));
+  app.use(hostRouting(config));
+  app.use(...bodyRules());
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) =>
+        new AppError(
+          'invalid_request',
+          errors
+            .flatMap((e) => Object.values(e.constraints ?? {}))
+            .slice(0, 5)
+            .join('; ') || 'The request is malformed.',
+        ),
+    }),
+  );
+  app.enableShutdownHooks();
+}

@@ -1,0 +1,339 @@
+import { readFileSync } from 'node:fs';
+import { importJWK, type JWK } from 'jose';
+
+/**
+ * The one typed configuration object (contract section 1). Built once at boot from the
+ * environment; any missing or malformed variable stops start-up with a message that names
+ * the variable and never prints its value.
+ */
+export interface AppConfig {
+  readonly nodeEnv: 'production' | 'development' | 'test';
+  readonly port: number;
+  readonly metricsPort: number | null;
+  readonly authOrigin: string;
+  readonly consoleOrigin: string;
+  /** Base URL the console BFF uses to reach the API; defaults to AUTH_ORIGIN. */
+  readonly authInternalUrl: string;
+  readonly trustProxy: boolean;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly redisClusterNodes: readonly string[];
+  readonly redisKeyPrefix: string;
+  readonly consoleClientId: string;
+  readonly consoleClientSecret: string;
+  readonly consoleSessionKey: Buffer;
+  readonly privacyKey: Buffer;
+  readonly signingKeys: readonly JWK[];
+  readonly ttl: Readonly<{
+    managementAccessToken: number;
+    emailCode: number;
+    emailCodeMaxAttempts: number;
+    consoleSessionIdle: number;
+    consoleSessionAbsolute: number;
+    guestAccessToken: number;
+    upgradeProof: number;
+    providerProof: number;
+    linkingIntent: number;
+  }>;
+  readonly rateLimits: RateLimitConfig;
+  readonly mail: MailConfig;
+  readonly chatPlatform: Readonly<{ authorizeUrl: string; apiBase: string }>;
+  readonly logLevel: string;
+  /** Bound on every outbound call (Redis, PostgreSQL, SMTP, HTTP), in milliseconds. */
+  readonly dependencyTimeoutMs: number;
+}
+
+export type MailConfig =
+  | Readonly<{ transport: 'smtp'; smtpUrl: string; from: string }>
+  | Readonly<{ transport: 'log'; from: string }>
+  | Readonly<{ transport: 'none' }>;
+
+export interface RateLimitBudget {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+export interface RateLimitConfig {
+  readonly enabled: boolean;
+  readonly managementEmailSend: RateLimitBudget;
+  readonly managementIp: RateLimitBudget;
+  readonly managementFlowAttempts: RateLimitBudget;
+  readonly guestCreateClientIp: RateLimitBudget;
+  readonly guestCreateTenantIp: RateLimitBudget;
+  readonly guestUpgradeSubject: RateLimitBudget;
+  readonly tenantEmailSend: RateLimitBudget;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Spec lifetimes: configuration may shorten them, never lengthen them. */
+const SPEC_TTL = {
+  MANAGEMENT_ACCESS_TOKEN_TTL: 300,
+  EMAIL_CODE_TTL: 600,
+  EMAIL_CODE_MAX_ATTEMPTS: 5,
+  CONSOLE_SESSION_IDLE_TTL: 28_800,
+  CONSOLE_SESSION_ABSOLUTE_TTL: 86_400,
+  GUEST_ACCESS_TOKEN_TTL: 300,
+  UPGRADE_PROOF_TTL: 300,
+  PROVIDER_PROOF_TTL: 300,
+  LINKING_INTENT_TTL: 600,
+} as const;
+
+/** Production defaults; a burst of a few hundred guest creations from one IP is throttled. */
+const RATE_LIMIT_DEFAULTS: Record<string, string> = {
+  RATE_LIMIT_MGMT_EMAIL_SEND: '5/900',
+  RATE_LIMIT_MGMT_IP: '60/900',
+  RATE_LIMIT_MGMT_FLOW_ATTEMPTS: '20/3600',
+  RATE_LIMIT_GUEST_CREATE_CLIENT_IP: '100/60',
+  RATE_LIMIT_GUEST_CREATE_TENANT_IP: '200/60',
+  RATE_LIMIT_GUEST_UPGRADE_SUBJECT: '10/600',
+  RATE_LIMIT_TENANT_EMAIL_SEND: '5/900',
+};
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  /** Reads NAME, or the file named by NAME_FILE for secrets. Never records the value. */
+  raw(name: string, opts: { secret?: boolean } = {}): string | undefined {
+    const direct = this.env[name];
+    const file = opts.secret ? this.env[`${name}_FILE`] : undefined;
+    if (direct !== undefined && direct !== '' && file) {
+      this.problems.push(`${name}: set either ${name} or ${name}_FILE, not both`);
+      return undefined;
+    }
+    if (file) {
+      try {
+        return readFileSync(file, 'utf8').trim();
+      } catch {
+        this.problems.push(`${name}_FILE: cannot read the file it names`);
+        return undefined;
+      }
+    }
+    return direct === '' ? undefined : direct;
+  }
+
+  required(name: string, opts: { secret?: boolean } = {}): string {
+    const v = this.raw(name, opts);
+    if (v === undefined) this.problems.push(`${name}: required`);
+    return v ?? '';
+  }
+
+  origin(name: string): string {
+    const v = this.required(name);
+    if (!v) return '';
+    try {
+      const u = new URL(v);
+      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== v) {
+        this.problems.push(`${name}: must be a bare origin such as https://auth.example.com`);
+      }
+    } catch {
+      this.problems.push(`${name}: not a URL`);
+    }
+    return v;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      this.problems.push(`${name}: must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(v);
+  }
+
+  ttl(name: keyof typeof SPEC_TTL): number {
+    return this.int(name, SPEC_TTL[name], 1, SPEC_TTL[name]);
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    if (v !== 'true' && v !== 'false') {
+      this.problems.push(`${name}: must be true or false`);
+      return fallback;
+    }
+    return v === 'true';
+  }
+
+  budget(name: string): RateLimitBudget {
+    const v = this.raw(name) ?? RATE_LIMIT_DEFAULTS[name] ?? '';
+    const m = /^(\d+)\/(\d+)$/.exec(v);
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+      this.problems.push(`${name}: must look like LIMIT/WINDOW_SECONDS, for example 5/900`);
+      return { limit: 1, windowSeconds: 1 };
+    }
+    return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+  }
+
+  base64urlKey(name: string, exactBytes: number | null, minBytes: number): Buffer {
+    const v = this.required(name, { secret: true });
+    if (!v) return Buffer.alloc(0);
+    const isB64url = /^[A-Za-z0-9_-]+$/.test(v);
+    const buf = isB64url ? Buffer.from(v, 'base64url') : Buffer.from(v, 'utf8');
+    if (exactBytes !== null && (!isB64url || buf.length !== exactBytes)) {
+      this.problems.push(`${name}: must be base64url of exactly ${exactBytes} random bytes`);
+    } else if (buf.length < minBytes) {
+      this.problems.push(`${name}: must hold at least ${minBytes} bytes`);
+    }
+    return buf;
+  }
+}
+
+function parseSigningKeys(r: Reader): JWK[] {
+  const v = r.required('SIGNING_KEYS', { secret: true });
+  if (!v) return [];
+  let keys: unknown;
+  try {
+    keys = (JSON.parse(v) as { keys?: unknown }).keys;
+  } catch {
+    r.problems.push('SIGNING_KEYS: not a JSON JWK Set');
+    return [];
+  }
+  if (!Array.isArray(keys) || keys.length === 0) {
+    r.problems.push('SIGNING_KEYS: must be a JWK Set with a non-empty "keys" array');
+    return [];
+  }
+  const jwks = keys as JWK[];
+  const kids = new Set<string>();
+  jwks.forEach((k, i) => {
+    const ok =
+      typeof k.kid === 'string' &&
+      k.kid.length > 0 &&
+      ((k.alg === 'RS256' && k.kty === 'RSA' && typeof k.d === 'string') ||
+        (k.alg === 'ES256' && k.kty === 'EC' && k.crv === 'P-256' && typeof k.d === 'string'));
+    if (!ok) r.problems.push(`SIGNING_KEYS: key ${i} must be a private RS256 (RSA) or ES256 (P-256) JWK with a kid`);
+    else if (kids.has(k.kid as string)) r.problems.push(`SIGNING_KEYS: key ${i} repeats a kid`);
+    else kids.add(k.kid as string);
+  });
+  if (!jwks.some((k) => k.alg === 'RS256')) r.problems.push('SIGNING_KEYS: needs an RS256 key for the control plane');
+  if (!jwks.some((k) => k.alg === 'ES256')) r.problems.push('SIGNING_KEYS: needs an ES256 key for customer tokens');
+  return jwks;
+}
+
+function parseMail(r: Reader, nodeEnv: AppConfig['nodeEnv']): MailConfig {
+  const transport = r.raw('MAIL_TRANSPORT') ?? 'none';
+  switch (transport) {
+    case 'smtp': {
+      const smtpUrl = r.required('SMTP_URL', { secret: true });
+      if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) r.problems.push('SMTP_URL: must start with smtp:// or smtps://');
+      return { transport: 'smtp', smtpUrl, from: r.required('MAIL_FROM') };
+    }
+    case 'log':
+      if (nodeEnv === 'production') r.problems.push('MAIL_TRANSPORT: "log" is refused when NODE_ENV=production');
+      return { transport: 'log', from: r.raw('MAIL_FROM') ?? 'svc-auth@localhost' };
+    case 'none':
+      return { transport: 'none' };
+    default:
+      r.problems.push('MAIL_TRANSPORT: must be smtp, log or none');
+      return { transport: 'none' };
+  }
+}
+
+export function loadConfig(env: Env): AppConfig {
+  const r = new Reader(env);
+  const nodeEnvRaw = r.raw('NODE_ENV') ?? 'production';
+  if (!['production', 'development', 'test'].includes(nodeEnvRaw)) {
+    r.problems.push('NODE_ENV: must be production, development or test');
+  }
+  const nodeEnv = nodeEnvRaw as AppConfig['nodeEnv'];
+  const authOrigin = r.origin('AUTH_ORIGIN');
+  const consoleOrigin = r.origin('CONSOLE_ORIGIN');
+  if (authOrigin && authOrigin === consoleOrigin) r.problems.push('CONSOLE_ORIGIN: must differ from AUTH_ORIGIN');
+  const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
+
+  const databaseUrl = r.required('DATABASE_URL', { secret: true });
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) r.problems.push('DATABASE_URL: must be a postgres:// URL');
+  const redisUrl = r.required('REDIS_URL', { secret: true });
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) r.problems.push('REDIS_URL: must be a redis:// URL');
+  const clusterRaw = r.raw('REDIS_CLUSTER_NODES');
+  const redisClusterNodes = clusterRaw ? clusterRaw.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  if (redisClusterNodes.some((n) => !/^[^:\s]+:\d+$/.test(n))) {
+    r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
+  }
+
+  const consoleClientId = r.required('CONSOLE_CLIENT_ID');
+  if (consoleClientId && !/^cli_[A-Za-z0-9_-]{1,64}$/.test(consoleClientId)) {
+    r.problems.push('CONSOLE_CLIENT_ID: must match ^cli_[A-Za-z0-9_-]{1,64}$');
+  }
+  const consoleClientSecret = r.required('CONSOLE_CLIENT_SECRET', { secret: true });
+  if (consoleClientSecret && consoleClientSecret.length < 32) {
+    r.problems.push('CONSOLE_CLIENT_SECRET: must be at least 32 characters of random data');
+  }
+
+  const rateLimitsRaw = r.raw('RATE_LIMITS') ?? 'on';
+  if (rateLimitsRaw !== 'on' && rateLimitsRaw !== 'off') r.problems.push('RATE_LIMITS: must be on or off');
+  if (rateLimitsRaw === 'off' && nodeEnv === 'production') {
+    r.problems.push('RATE_LIMITS: "off" is refused when NODE_ENV=production');
+  }
+
+  const config: AppConfig = {
+    nodeEnv,
+    port: r.int('PORT', 3000, 0, 65535),
+    metricsPort: r.raw('METRICS_PORT') === undefined ? null : r.int('METRICS_PORT', 9464, 0, 65535),
+    authOrigin,
+    consoleOrigin,
+    authInternalUrl,
+    trustProxy: r.bool('TRUST_PROXY', false),
+    databaseUrl,
+    redisUrl,
+    redisClusterNodes,
+    redisKeyPrefix: r.raw('REDIS_KEY_PREFIX') ?? 'svc:',
+    consoleClientId,
+    consoleClientSecret,
+    consoleSessionKey: r.base64urlKey('CONSOLE_SESSION_KEY', 32, 32),
+    privacyKey: r.base64urlKey('PRIVACY_KEY', null, 32),
+    signingKeys: parseSigningKeys(r),
+    ttl: {
+      managementAccessToken: r.ttl('MANAGEMENT_ACCESS_TOKEN_TTL'),
+      emailCode: r.ttl('EMAIL_CODE_TTL'),
+      emailCodeMaxAttempts: r.ttl('EMAIL_CODE_MAX_ATTEMPTS'),
+      consoleSessionIdle: r.ttl('CONSOLE_SESSION_IDLE_TTL'),
+      consoleSessionAbsolute: r.ttl('CONSOLE_SESSION_ABSOLUTE_TTL'),
+      guestAccessToken: r.ttl('GUEST_ACCESS_TOKEN_TTL'),
+      upgradeProof: r.ttl('UPGRADE_PROOF_TTL'),
+      providerProof: r.ttl('PROVIDER_PROOF_TTL'),
+      linkingIntent: r.ttl('LINKING_INTENT_TTL'),
+    },
+    rateLimits: {
+      enabled: rateLimitsRaw !== 'off',
+      managementEmailSend: r.budget('RATE_LIMIT_MGMT_EMAIL_SEND'),
+      managementIp: r.budget('RATE_LIMIT_MGMT_IP'),
+      managementFlowAttempts: r.budget('RATE_LIMIT_MGMT_FLOW_ATTEMPTS'),
+      guestCreateClientIp: r.budget('RATE_LIMIT_GUEST_CREATE_CLIENT_IP'),
+      guestCreateTenantIp: r.budget('RATE_LIMIT_GUEST_CREATE_TENANT_IP'),
+      guestUpgradeSubject: r.budget('RATE_LIMIT_GUEST_UPGRADE_SUBJECT'),
+      tenantEmailSend: r.budget('RATE_LIMIT_TENANT_EMAIL_SEND'),
+    },
+    mail: parseMail(r, nodeEnv),
+    chatPlatform: {
+      authorizeUrl: r.raw('CHAT_PLATFORM_AUTHORIZE_URL') ?? 'https://discord.com/oauth2/authorize',
+      apiBase: (r.raw('CHAT_PLATFORM_API_BASE') ?? 'https://discord.com/api/v10').replace(/\/$/, ''),
+    },
+    logLevel: r.raw('LOG_LEVEL') ?? 'info',
+    dependencyTimeoutMs: r.int('DEPENDENCY_TIMEOUT_MS', 2000, 100, 30_000),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** Import check of the signing keys; separate because jose's import is async. */
+export async function assertKeysUsable(config: AppConfig): Promise<void> {
+  for (const [i, jwk] of config.signingKeys.entries()) {
+    try {
+      await importJWK(jwk, jwk.alg);
+    } catch {
+      throw new ConfigError([`SIGNING_KEYS: key ${i} cannot be imported`]);
+    }
+  }
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

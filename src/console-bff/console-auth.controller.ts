@@ -1,0 +1,76 @@
+import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
+import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
+import { UsePolicy } from '../http/policy.decorator';
+import { CONSOLE_COOKIE, CONSOLE_FLOW_COOKIE, PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
+import { ConsoleSessionService, type ManagementUser } from './console-session.service';
+import { ConsoleSignInService } from './console-sign-in.service';
+
+const CALLBACK_PARAMS = ['code', 'state', 'iss', 'error', 'error_description'] as const;
+
+/** The request id the logger echoed or minted (it is on the response already). */
+export function requestIdOf(res: Response): string | undefined {
+  const id = res.getHeader('X-Request-Id');
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Console sign-in, current user and sign-out (spec 4.1, contract section 4). */
+@Controller('api/auth')
+export class ConsoleAuthController {
+  constructor(
+    private readonly signIn: ConsoleSignInService,
+    private readonly sessions: ConsoleSessionService,
+  ) {}
+
+  /** Exact console Origin (spec 5): a cross-site page cannot start a sign-in in the user's name. */
+  @Post('start')
+  @UsePolicy('origin:console')
+  async start(@Res() res: Response): Promise<void> {
+    const { location, flowCookie } = await this.signIn.start();
+    res.setHeader('Cache-Control', 'no-store');
+    // Lax: the callback arrives as a top-level navigation from the auth host, a cross-site hop.
+    setHostCookie(res, CONSOLE_FLOW_COOKIE, flowCookie, PENDING_SIGN_IN_TTL_SECONDS, 'lax');
+    res.redirect(303, location);
+  }
+
+  /**
+   * Public: it is reached by a redirect from the auth host, so the flow cookie and the state,
+   * not an Origin, bind it to the browser that started the sign-in.
+   */
+  @Get('callback')
+  @UsePolicy('public')
+  async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const params: Record<string, string> = {};
+    for (const name of CALLBACK_PARAMS) {
+      const value = query[name];
+      if (typeof value === 'string') params[name] = value;
+    }
+    const outcome = await this.signIn.callback(readCookie(req.headers.cookie, CONSOLE_FLOW_COOKIE), params);
+    res.setHeader('Cache-Control', 'no-store');
+    expireHostCookie(res, CONSOLE_FLOW_COOKIE, 'lax');
+    if (outcome.kind === 'failed') {
+      res.redirect(303, `/?error=${outcome.error}`);
+      return;
+    }
+    setHostCookie(res, CONSOLE_COOKIE, outcome.cookie, outcome.maxAgeSeconds, 'strict');
+    res.redirect(303, '/');
+  }
+
+  @Get('current')
+  @UsePolicy('console-session')
+  current(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Res({ passthrough: true }) res: Response): Promise<{ user: ManagementUser }> {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.sessions.currentUser(session, requestIdOf(res));
+  }
+
+  /** `console-session` on a POST also requires the exact console Origin (see its authenticator). */
+  @Post('sign-out')
+  @HttpCode(204)
+  @UsePolicy('console-session')
+  async signOut(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Res({ passthrough: true }) res: Response): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    await this.sessions.signOut(session, requestIdOf(res));
+    expireHostCookie(res, CONSOLE_COOKIE, 'strict');
+  }
+}

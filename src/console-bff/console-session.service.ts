@@ -1,0 +1,163 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AppError, DependencyUnavailableError } from '../http/app-error';
+import type { ConsoleSessionState, PrincipalOf } from '../http/principal';
+import { newSecret } from '../platform/crypto/ids';
+import { ConsoleApiClient, type TokenGrant, type UpstreamResponse } from './console-api.client';
+import { sessionEnded } from './console-cookies';
+import { ConsoleSessionsStore, type StoredConsoleSession } from './console-sessions.store';
+
+type ConsoleSession = PrincipalOf<'console-session'>;
+
+/** Refresh this long before expiry at most (issue 3: "refresh before expiry"). */
+const REFRESH_MARGIN_MS = 30_000;
+/** How often a request waiting for another request's refresh looks at the record again. */
+const POLL_MS = 25;
+
+export interface ManagementUser {
+  readonly id: string;
+  readonly email: string;
+  readonly email_verified: boolean;
+}
+
+/**
+ * The console session lifecycle after sign-in: idle and absolute lifetimes, access tokens kept
+ * fresh with a single-flight refresh, calls to the API with the server's bearer, and sign-out.
+ */
+@Injectable()
+export class ConsoleSessionService {
+  private readonly logger = new Logger('ConsoleSessionService');
+  /** Outlives the refresh call it guards (one HTTP call bounded by the dependency timeout). */
+  private readonly lockTtlMs: number;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: ConsoleSessionsStore,
+    private readonly api: ConsoleApiClient,
+  ) {
+    this.lockTtlMs = 2 * config.dependencyTimeoutMs + 1000;
+  }
+
+  /** The record for a fresh token grant; times are epoch ms. */
+  recordFor(grant: TokenGrant, now: number, createdAt = now): ConsoleSessionState {
+    const lifetimeMs = grant.expiresIn * 1000;
+    return {
+      accessToken: grant.accessToken,
+      refreshToken: grant.refreshToken,
+      sessionId: grant.sessionId,
+      accessExpiresAt: now + lifetimeMs,
+      // A quarter of the lifetime at most, so even shortened test lifetimes refresh in time.
+      refreshAt: now + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 4),
+      createdAt,
+      absoluteExpiresAt: createdAt + this.config.ttl.consoleSessionAbsolute * 1000,
+    };
+  }
+
+  /** Redis TTL of a record: the idle lifetime, never past the absolute end (spec 2.2). */
+  ttlSeconds(record: ConsoleSessionState, now = Date.now()): number {
+    return Math.max(1, Math.min(this.config.ttl.consoleSessionIdle, Math.ceil((record.absoluteExpiresAt - now) / 1000)));
+  }
+
+  /** GET /management-auth/current, answered with exactly the spec's user fields. */
+  async currentUser(session: ConsoleSession, requestId: string | undefined): Promise<{ user: ManagementUser }> {
+    const res = await this.callApi(session, 'GET', '/management-auth/current', requestId);
+    if (res.status !== 200) throw new DependencyUnavailableError('console-api', new Error(`current answered ${res.status}`));
+    const body = JSON.parse(res.body.toString('utf8')) as { user?: Partial<ManagementUser> };
+    const user = body.user;
+    if (typeof user?.id !== 'string' || typeof user.email !== 'string') throw new DependencyUnavailableError('console-api', new Error('malformed current answer'));
+    return { user: { id: user.id, email: user.email, email_verified: user.email_verified === true } };
+  }
+
+  /**
+   * A call to the API with the session's bearer (spec 4.1). Upstream 401 drops the session
+   * (spec 3, 7.1); upstream 5xx or no answer keeps it and gives 503 (spec 3).
+   */
+  async callApi(session: ConsoleSession, method: 'GET' | 'POST', path: string, requestId: string | undefined): Promise<UpstreamResponse> {
+    // Use extends the idle lifetime (spec 2.2: idle 8 h); a record gone meanwhile ends the session.
+    if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session)))) throw sessionEnded();
+    const accessToken = await this.accessToken(session);
+    const res = await this.api.request(method, path, accessToken, requestId);
+    if (res.status === 401) {
+      await this.store.destroy(session.sessionHandle);
+      this.logger.warn({ path }, 'API refused the console bearer; console session dropped');
+      throw sessionEnded();
+    }
+    if (res.status >= 500) throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
+    return res;
+  }
+
+  /**
+   * Sign-out (spec 3): revokes the control-plane session at the API, then clears the record.
+   * When the API cannot be reached the session is kept and the answer is 503, never a sign-out
+   * reported as done while the control-plane session still lives; the user can retry.
+   * A session the API already considers dead (401, or a refresh refused) counts as signed out.
+   */
+  async signOut(session: ConsoleSession, requestId: string | undefined): Promise<void> {
+    try {
+      const res = await this.callApi(session, 'POST', '/management-auth/revoke', requestId);
+      if (res.status !== 200) throw new DependencyUnavailableError('console-api', new Error(`revoke answered ${res.status}`));
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'unauthorized')) throw err;
+    }
+    await this.store.destroy(session.sessionHandle);
+  }
+
+  /** A usable access token: the stored one, or a refreshed one when it is about to expire. */
+  private async accessToken(session: ConsoleSession): Promise<string> {
+    if (Date.now() < session.session.refreshAt) return session.session.accessToken;
+    return this.refreshOnce(session.sessionHandle, session.session.accessToken);
+  }
+
+  /**
+   * Single flight (issue 3): of many concurrent requests of one session, on any instance
+   * sharing this Redis, one takes the lock and refreshes; the others wait until the record
+   * carries a new access token and use it. A rotated refresh token is therefore never
+   * presented twice, so the API's replay rule (spec 2.2) never revokes a healthy session.
+   */
+  private async refreshOnce(handle: string, staleAccessToken: string): Promise<string> {
+    const owner = newSecret();
+    const deadline = Date.now() + this.lockTtlMs + 500;
+    for (;;) {
+      if (await this.store.lock(handle, owner, this.lockTtlMs)) {
+        try {
+          return await this.refreshHoldingLock(handle, staleAccessToken);
+        } finally {
+          await this.store.unlock(handle, owner).catch(() => undefined);
+        }
+      }
+      await sleep(POLL_MS);
+      const current = await this.store.read(handle);
+      if (!current) throw sessionEnded();
+      if (current.record.accessToken !== staleAccessToken) return current.record.accessToken;
+      if (Date.now() > deadline) throw new AppError('temporarily_unavailable');
+    }
+  }
+
+  private async refreshHoldingLock(handle: string, staleAccessToken: string): Promise<string> {
+    // Read again under the lock: another request may have refreshed since this one read.
+    const current = await this.store.read(handle);
+    if (!current) throw sessionEnded();
+    if (current.record.accessToken !== staleAccessToken) return current.record.accessToken;
+    const outcome = await this.api.refresh(current.record.refreshToken);
+    switch (outcome.kind) {
+      case 'rejected':
+        // Spec 3 and 7.1: a 400 or 401 on refresh drops the console session.
+        await this.store.destroy(handle);
+        this.logger.warn({ reason: outcome.reason }, 'refresh refused; console session dropped');
+        throw sessionEnded();
+      case 'unavailable':
+        throw new DependencyUnavailableError('console-api', new Error(outcome.reason));
+      case 'granted':
+        return this.storeRefreshed(current, outcome.grant);
+    }
+  }
+
+  private async storeRefreshed(current: StoredConsoleSession, grant: TokenGrant): Promise<string> {
+    const now = Date.now();
+    const next = this.recordFor(grant, now, current.record.createdAt);
+    // Only over the record the refresh started from: a sign-out meanwhile stays signed out.
+    if (!(await this.store.replace(current, next, this.ttlSeconds(next, now)))) throw sessionEnded();
+    return next.accessToken;
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { ClientEntity } from '../platform/database/entities/client.entity';
+
+@Injectable()
+export class ClientsRepository {
+  constructor(@InjectRepository(ClientEntity) private readonly clients: Repository<ClientEntity>) {}
+
+  find(id: string): Promise<ClientEntity | null> {
+    return this.clients.findOneBy({ id });
+  }
+
+  /**
+   * One round trip for the guest hot path: whether the tenant is an active customer tenant, and
+   * its enabled client of that id if there is one.
+   */
+  async findEnabledOfActiveTenant(tenantId: string, id: string): Promise<{ tenantActive: boolean; client: ClientEntity | null }> {
+    const rows = await this.clients.query<Array<Record<string, unknown>>>(
+      `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.secret_digest, c.created_at
+         FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
+        WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
+      [tenantId, id],
+    );
+    const row = rows[0];
+    if (!row) return { tenantActive: false, client: null };
+    if (row.id === null) return { tenantActive: true, client: null };
+    return {
+      tenantActive: true,
+      client: this.clients.create({
+        id: row.id as string,
+        tenantId: row.tenant_id as string,
+        name: row.name as string,
+        type: row.type as ClientEntity['type'],
+        enabled: row.enabled as boolean,
+        scopes: row.scopes as string[],
+        redirectUris: row.redirect_uris as string[],
+        secretDigest: row.secret_digest as string | null,
+        createdAt: row.created_at as Date,
+      }),
+    };
+  }
+
+  listOf(tenantId: string): Promise<ClientEntity[]> {
+    return this.clients.find({ where: { tenantId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  async insert(client: Omit<ClientEntity, 'createdAt'>): Promise<void> {
+    await this.clients.insert(client);
+  }
+
+  async upsert(client: Omit<ClientEntity, 'createdAt'>): Promise<void> {
+    await this.clients.upsert(client, ['id']);
+  }
+
+  async disable(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.clients.update({ id, tenantId }, { enabled: false });
+    return (result.affected ?? 0) > 0;
+  }
+}

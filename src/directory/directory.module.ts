@@ -1,0 +1,16 @@
+import { Global, Module } from '@nestjs/common';
+import { ChatPlatformAppsRepository } from './chat-platform-apps.repository';
+import { ClientsRepository } from './clients.repository';
+import { ControlPlaneSeedService } from './control-plane-seed.service';
+import { IdentitiesRepository } from './identities.repository';
+import { MembershipsRepository } from './memberships.repository';
+import { SessionRecordsRepository } from './session-records.repository';
+import { TenantsRepository } from './tenants.repository';
+
+/** Tenants, clients, users, identities, memberships: shared by every feature module. */
+@Global()
+@Module({
+  providers: [ChatPlatformAppsRepository, TenantsRepository, ClientsRepository, IdentitiesRepository, MembershipsRepository, SessionRecordsRepository, ControlPlaneSeedService],
+  exports: [ChatPlatformAppsRepository, TenantsRepository, ClientsRepository, IdentitiesRepository, MembershipsRepository, SessionRecordsRepository, ControlPlaneSeedService],
+})
+export class DirectoryModule {}

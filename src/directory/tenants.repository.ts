@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { TenantEntity, type TenantKind } from '../platform/database/entities/tenant.entity';
+
+export const CONTROL_PLANE_TENANT_ID = 'control-plane';
+
+@Injectable()
+export class TenantsRepository {
+  constructor(@InjectRepository(TenantEntity) private readonly tenants: Repository<TenantEntity>) {}
+
+  find(id: string): Promise<TenantEntity | null> {
+    return this.tenants.findOneBy({ id });
+  }
+
+  /** An active customer tenant, or null (unknown, inactive and control-plane look the same). */
+  findActiveCustomer(id: string): Promise<TenantEntity | null> {
+    return this.tenants.findOneBy({ id, kind: 'customer', status: 'active' });
+  }
+
+  async create(id: string, name: string, kind: TenantKind): Promise<TenantEntity> {
+    await this.tenants.insert({ id, name, kind, status: 'active' });
+    return (await this.find(id)) as TenantEntity;
+  }
+
+  async setStatus(id: string, status: TenantEntity['status']): Promise<boolean> {
+    const result = await this.tenants.update({ id, kind: 'customer' }, { status });
+    return (result.affected ?? 0) > 0;
+  }
+
+  findActiveByIds(ids: readonly string[]): Promise<TenantEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.tenants
+      .createQueryBuilder('t')
+      .where('t.id = ANY(:ids)', { ids })
+      .andWhere("t.status = 'active' AND t.kind = 'customer'")
+      .orderBy('t.name')
+      .getMany();
+  }
+}

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { SessionRecordsRepository } from '../directory/session-records.repository';
+import { DependencyUnavailableError } from '../http/app-error';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
+import { MetricsService } from '../platform/metrics/metrics.service';
+import { SessionStore } from '../platform/session-store/session-store';
+import { CustomerTokens } from './customer-tokens';
+
+/**
+ * Guest sessions live 30 days from creation (the refresh token's absolute lifetime): long enough
+ * for a player to come back to a game, short enough that abandoned guests age out of Redis.
+ */
+export const CUSTOMER_SESSION_TTL_SECONDS = 30 * 86_400;
+
+export interface CustomerTokenSet {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly refresh_token?: string;
+  readonly id_token?: string;
+  readonly scope: string;
+  readonly session_id: string;
+}
+
+/** The scopes a session gets: exactly what the client allows, never more (spec 4.3). */
+export function grantedScope(client: ClientEntity): string {
+  return client.scopes.join(' ');
+}
+
+/** Creates customer sessions and their token sets: guest creation, sign-in, upgrade, refresh. */
+@Injectable()
+export class CustomerSessions {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly sessions: SessionStore,
+    private readonly records: SessionRecordsRepository,
+    private readonly tokens: CustomerTokens,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  /**
+   * The durable session row is written inside the caller's transaction when there is one, then
+   * the live session in Redis; a failure of either issues nothing.
+   */
+  async start(client: ClientEntity, userId: string, grant: string, m: EntityManager = this.db.manager): Promise<CustomerTokenSet> {
+    const sessionId = this.sessions.newSessionId();
+    await this.records.record({ id: sessionId, tenantId: client.tenantId, userId, clientId: client.id }, m);
+    return this.activate(client, userId, sessionId, grant);
+  }
+
+  /** The live session in Redis and its tokens, for a session whose row is already written. */
+  async activate(client: ClientEntity, userId: string, sessionId: string, grant: string): Promise<CustomerTokenSet> {
+    const scope = grantedScope(client);
+    const created = await this.sessions.create({ sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '' }, CUSTOMER_SESSION_TTL_SECONDS);
+    if (!created.created) throw new DependencyUnavailableError('redis');
+    return this.tokenSet(client, userId, sessionId, scope, created.refreshToken, grant);
+  }
+
+  async tokenSet(client: ClientEntity, userId: string, sessionId: string, scope: string, refreshToken: string, grant: string): Promise<CustomerTokenSet> {
+    const scopes = scope.split(' ');
+    const access = await this.tokens.issueAccess({ tenantId: client.tenantId, userId, sessionId, clientId: client.id, scope });
+    const idToken = scopes.includes('openid') ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId }) : undefined;
+    this.metrics.tokensIssued.inc({ realm: 'customer', grant });
+    return {
+      access_token: access.token,
+      token_type: 'Bearer',
+      expires_in: access.expiresIn,
+      // Spec 4.3: a refresh token only with offline_access, an ID token only with openid.
+      ...(scopes.includes('offline_access') ? { refresh_token: refreshToken } : {}),
+      ...(idToken ? { id_token: idToken } : {}),
+      scope,
+      session_id: sessionId,
+    };
+  }
+}

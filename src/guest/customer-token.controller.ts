@@ -1,0 +1,29 @@
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { UsePolicy } from '../http/policy.decorator';
+import type { CustomerTokenSet } from './customer-sessions';
+import { CustomerTokenService } from './customer-token.service';
+import { CustomerRevokeDto, CustomerTokenDto } from './guest.dto';
+import { TenantIdPipe } from './tenant-id.pipe';
+
+/** Public clients (browser and native) authenticate by client_id only, as RFC 6749 allows. */
+@Controller('t/:tenantId')
+@UsePolicy('public')
+export class CustomerTokenController {
+  constructor(private readonly tokens: CustomerTokenService) {}
+
+  @Post('token')
+  @HttpCode(200)
+  token(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerTokenDto, @Res({ passthrough: true }) res: Response): Promise<CustomerTokenSet> {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.tokens.refresh(tenantId, body);
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  async revoke(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerRevokeDto, @Res({ passthrough: true }) res: Response): Promise<Record<string, never>> {
+    res.setHeader('Cache-Control', 'no-store');
+    await this.tokens.revoke(tenantId, body);
+    return {};
+  }
+}

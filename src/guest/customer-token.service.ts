@@ -1,0 +1,51 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppError } from '../http/app-error';
+import { MetricsService } from '../platform/metrics/metrics.service';
+import { SessionStore } from '../platform/session-store/session-store';
+import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { CustomerTokens } from './customer-tokens';
+import { TenantClients } from './tenant-clients';
+
+/** `POST /t/{tenantId}/token` (rotating refresh, replay revokes) and `revoke` (RFC 7009). */
+@Injectable()
+export class CustomerTokenService {
+  private readonly logger = new Logger('CustomerTokens');
+
+  constructor(
+    private readonly clients: TenantClients,
+    private readonly sessions: SessionStore,
+    private readonly customerSessions: CustomerSessions,
+    private readonly tokens: CustomerTokens,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async refresh(tenantId: string, body: { grant_type?: string; refresh_token?: string; client_id?: string }): Promise<CustomerTokenSet> {
+    if (body.grant_type !== 'refresh_token') throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
+    if (!body.refresh_token || !body.client_id) throw new AppError('invalid_request', 'refresh_token and client_id are required.');
+    const client = await this.clients.resolve(tenantId, body.client_id);
+    // A client without offline_access never received a refresh token to present.
+    if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
+    const rotated = await this.sessions.rotate(body.refresh_token, { tenantId, clientId: client.id });
+    if (rotated.outcome !== 'rotated') {
+      if (rotated.outcome === 'replayed') {
+        this.logger.warn({ tenant: tenantId }, 'refresh token replayed; session revoked');
+        this.metrics.refreshReplays.inc({ realm: 'customer', kind: 'refresh_token' });
+      }
+      throw new AppError('invalid_grant');
+    }
+    const s = rotated.session;
+    return this.customerSessions.tokenSet(client, s.userId, s.sessionId, s.scope, rotated.refreshToken, 'refresh_token');
+  }
+
+  /** RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be stored. */
+  async revoke(tenantId: string, body: { token?: string; client_id?: string }): Promise<void> {
+    if (!body.token || !body.client_id) throw new AppError('invalid_request', 'token and client_id are required.');
+    const client = await this.clients.resolve(tenantId, body.client_id);
+    const claims = await this.tokens.verifyAccess(body.token, tenantId);
+    if (claims) {
+      if (claims.clientId === client.id) await this.sessions.revoke(claims.sid);
+      return;
+    }
+    await this.sessions.revokeByRefreshToken(body.token, { tenantId, clientId: client.id });
+  }
+}

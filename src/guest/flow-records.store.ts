@@ -1,0 +1,136 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { newId } from '../platform/crypto/ids';
+import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { RedisScript } from '../platform/redis/redis-script';
+
+/**
+ * One-time records of a browser flow: provider proofs, the upgrade proof of a new guest and the
+ * linking intent (spec 2.4). All keys of a flow share the `{flw_…}` hash tag, so the upgrade can
+ * check and consume an intent and a proof in one atomic script, also on Redis Cluster.
+ */
+export interface ProviderProof {
+  readonly kind: 'provider';
+  readonly tenantId: string;
+  readonly clientId: string;
+  readonly cookieHash: string;
+  readonly userId: string;
+  readonly identityId: string;
+  readonly provider: 'email' | 'chat_platform';
+  readonly providerSubject: string;
+  readonly email: string | null;
+  readonly emailVerified: boolean;
+}
+
+export interface UpgradeProof {
+  readonly kind: 'upgrade';
+  readonly tenantId: string;
+  readonly clientId: string;
+  readonly cookieHash: string;
+  readonly userId: string;
+  readonly sessionId: string;
+}
+
+export interface LinkingIntent {
+  readonly intentId: string;
+  readonly tenantId: string;
+  readonly clientId: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly cookieHash: string;
+  /** Database clock, ms: provisional users must be created after it (spec 4.3 rule 6). */
+  readonly createdAt: number;
+}
+
+export interface Binding {
+  readonly tenantId: string;
+  readonly clientId: string;
+  readonly cookieHash: string;
+}
+
+const proofKey = (flowId: string, proofId: string): string => `g:{${flowId}}:prf:${proofId}`;
+const intentKey = (flowId: string): string => `g:{${flowId}}:intent`;
+
+const BOUND = `
+local function bound(r)
+  return r.tenantId == ARGV[1] and r.clientId == ARGV[2] and r.cookieHash == ARGV[3]
+end`;
+
+// Consumes a proof only when it is of the expected kind and bound to tenant, client and flow
+// cookie (and, for an upgrade proof, to the guest's user and session).
+const CONSUME_PROOF = new RedisScript(`${BOUND}
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local p = cjson.decode(raw)
+if p.kind ~= ARGV[4] or not bound(p) then return false end
+if ARGV[4] == 'upgrade' and (p.userId ~= ARGV[5] or p.sessionId ~= ARGV[6]) then return false end
+redis.call('DEL', KEYS[1])
+return raw`);
+
+// One live intent per flow: the same session, client and tenant renew it; anyone else conflicts.
+const PUT_INTENT = new RedisScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local c = cjson.decode(cur)
+  if c.sessionId == ARGV[2] and c.clientId == ARGV[3] and c.tenantId == ARGV[4] and c.cookieHash == ARGV[5] then
+    redis.call('EXPIRE', KEYS[1], ARGV[6])
+    return {'renewed', cur}
+  end
+  return {'conflict'}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[6])
+return {'created', ARGV[1]}`);
+
+// Spec 4.3 rule 2: the intent and the provider proof are consumed together, once, and only when
+// both are fresh and bound to the same tenant, client, flow and guest session.
+const CONSUME_FOR_UPGRADE = new RedisScript(`${BOUND}
+local i = redis.call('GET', KEYS[1])
+local p = redis.call('GET', KEYS[2])
+if not i or not p then return false end
+local ci = cjson.decode(i)
+local cp = cjson.decode(p)
+if cp.kind ~= 'provider' or not bound(ci) or not bound(cp) or ci.sessionId ~= ARGV[4] or ci.userId ~= ARGV[5] then return false end
+redis.call('DEL', KEYS[1], KEYS[2])
+return {i, p}`);
+
+@Injectable()
+export class FlowRecordsStore {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
+
+  async putProof(flowId: string, proof: ProviderProof | UpgradeProof, ttlSeconds: number): Promise<string> {
+    const proofId = newId('prf');
+    await this.redis.set(proofKey(flowId, proofId), JSON.stringify(proof), 'EX', ttlSeconds);
+    return proofId;
+  }
+
+  async consumeProviderProof(flowId: string, proofId: string, b: Binding): Promise<ProviderProof | null> {
+    const raw = await CONSUME_PROOF.run(this.redis, [proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, 'provider']);
+    return typeof raw === 'string' ? (JSON.parse(raw) as ProviderProof) : null;
+  }
+
+  async consumeUpgradeProof(flowId: string, proofId: string, b: Binding, userId: string, sessionId: string): Promise<boolean> {
+    const raw = await CONSUME_PROOF.run(this.redis, [proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId]);
+    return typeof raw === 'string';
+  }
+
+  async putIntent(
+    flowId: string,
+    intent: Omit<LinkingIntent, 'intentId'>,
+    ttlSeconds: number,
+  ): Promise<{ outcome: 'created' | 'renewed'; intent: LinkingIntent } | { outcome: 'conflict' }> {
+    const fresh: LinkingIntent = { intentId: newId('lnk'), ...intent };
+    const [outcome, raw] = (await PUT_INTENT.run(
+      this.redis,
+      [intentKey(flowId)],
+      [JSON.stringify(fresh), intent.sessionId, intent.clientId, intent.tenantId, intent.cookieHash, ttlSeconds],
+    )) as [string, string?];
+    if ((outcome === 'created' || outcome === 'renewed') && raw) return { outcome, intent: JSON.parse(raw) as LinkingIntent };
+    return { outcome: 'conflict' };
+  }
+
+  async consumeForUpgrade(flowId: string, proofId: string, b: Binding, sessionId: string, userId: string): Promise<{ intent: LinkingIntent; proof: ProviderProof } | null> {
+    const reply = await CONSUME_FOR_UPGRADE.run(this.redis, [intentKey(flowId), proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, sessionId, userId]);
+    if (!Array.isArray(reply)) return null;
+    const [intent, proof] = reply as [string, string];
+    return { intent: JSON.parse(intent) as LinkingIntent, proof: JSON.parse(proof) as ProviderProof };
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../platform/crypto/ids';
+import { AuditEventEntity } from '../platform/database/entities/audit-event.entity';
+import { UserEntity } from '../platform/database/entities/user.entity';
+
+/** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
+export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
+
+/**
+ * The persistence of guest accounts: guest users, the credential move of an upgrade (spec 4.3
+ * rule 6) and its audit row. The only place that writes these rows with row locks.
+ */
+@Injectable()
+export class GuestAccountsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * The guest user and its first session row in one statement (atomic on its own, one round
+   * trip: guest creation is the hot unauthenticated path).
+   */
+  async createGuestWithSession(tenantId: string, clientId: string, sessionId: string): Promise<string> {
+    const id = newId('usr');
+    await this.db.query(
+      `WITH u AS (INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, 'guest', 'active') RETURNING id)
+       INSERT INTO sessions (id, tenant_id, user_id, client_id) SELECT $3, $2, u.id, $4 FROM u`,
+      [id, tenantId, sessionId, clientId],
+    );
+    return id;
+  }
+
+  /** The database clock, so "created after the intent" compares like with like. */
+  async now(): Promise<number> {
+    const [row] = await this.db.query<Array<{ ms: string }>>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms');
+    return Number(row?.ms);
+  }
+
+  async isActiveGuest(tenantId: string, userId: string): Promise<boolean> {
+    return (await this.db.manager.countBy(UserEntity, { id: userId, tenantId, kind: 'guest', status: 'active' })) === 1;
+  }
+
+  /** Sign-in with a proof: an active user, a provisional one becoming a regular account. */
+  async activateForSignIn(tenantId: string, userId: string, m: EntityManager): Promise<boolean> {
+    const user = await m.findOne(UserEntity, { where: { id: userId, tenantId }, lock: { mode: 'pessimistic_write' } });
+    if (!user || user.status !== 'active') return false;
+    if (user.kind === 'provisional') await m.update(UserEntity, { id: userId }, { kind: 'regular' });
+    return true;
+  }
+
+  /**
+   * Moves the identity to the guest when its owner is a pristine provisional user created after
+   * the intent: provisional and active, it and the identity created after the intent, no other
+   * identity, never a session, membership or consent. The owner is deactivated in the same
+   * transaction. Row locks on the identity and both users serialise concurrent upgrades, so a
+   * credential is attached at most once.
+   */
+  async moveIdentity(m: EntityManager, input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number }): Promise<MoveOutcome> {
+    const guest = await m.query<unknown[]>(`SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'guest' AND status = 'active' FOR UPDATE`, [input.guestId, input.tenantId]);
+    if (guest.length !== 1) return 'not_guest';
+    const [identity] = await m.query<Array<{ user_id: string; created_ms: string }>>(
+      `SELECT user_id, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active' FOR UPDATE`,
+      [input.identityId, input.tenantId],
+    );
+    if (!identity) return 'in_use';
+    if (identity.user_id === input.guestId) return 'already_owned';
+    const [owner] = await m.query<Array<{ kind: string; status: string; created_ms: string; identities: number; had_session: boolean; had_membership: boolean; had_consent: boolean }>>(
+      `SELECT u.kind, u.status, (extract(epoch FROM u.created_at) * 1000)::bigint AS created_ms,
+              (SELECT count(*) FROM identities i WHERE i.user_id = u.id)::int AS identities,
+              EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id) AS had_session,
+              EXISTS (SELECT 1 FROM memberships ms WHERE ms.user_id = u.id) AS had_membership,
+              EXISTS (SELECT 1 FROM consents c WHERE c.user_id = u.id) AS had_consent
+         FROM users u WHERE u.id = $1 FOR UPDATE OF u`,
+      [identity.user_id],
+    );
+    const pristine =
+      owner !== undefined &&
+      owner.kind === 'provisional' &&
+      owner.status === 'active' &&
+      Number(owner.created_ms) > input.intentCreatedAt &&
+      Number(identity.created_ms) > input.intentCreatedAt &&
+      owner.identities === 1 &&
+      !owner.had_session &&
+      !owner.had_membership &&
+      !owner.had_consent;
+    if (!pristine) return 'in_use';
+    await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.guestId, input.identityId]);
+    await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [identity.user_id]);
+    await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
+    return 'moved';
+  }
+
+  async audit(m: EntityManager, event: { type: string; tenantId: string; subject: string; data: Record<string, string | number | boolean | null> }): Promise<void> {
+    await m.insert(AuditEventEntity, event);
+  }
+}

@@ -1,0 +1,78 @@
+import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { clientIp } from '../http/client-ip';
+import { readCookie, setHostCookie } from '../http/cookies';
+import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
+import { UsePolicy } from '../http/policy.decorator';
+import { BROWSER_FLOW_TTL_SECONDS, flowCookieName } from './browser-flows.store';
+import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
+import { guestContext, type GuestRequestContext, type WithFlowCookie } from './guest-request';
+import { GuestService, type GuestResponse } from './guest.service';
+import { TenantIdPipe } from './tenant-id.pipe';
+import { UpgradeService, type UpgradeResponse } from './upgrade.service';
+
+/** Sets the flow cookie when the request started a flow (spec 4.3 rules 2 and 3). */
+export function sendWithFlowCookie<T>(res: Response, result: WithFlowCookie<T>): T {
+  res.setHeader('Cache-Control', 'no-store');
+  if (result.newFlowCookie) {
+    setHostCookie(res, flowCookieName(result.newFlowCookie.flowId), result.newFlowCookie.value, BROWSER_FLOW_TTL_SECONDS, 'lax');
+  }
+  return result.body;
+}
+
+@Controller('t/:tenantId')
+export class GuestController {
+  constructor(
+    private readonly guests: GuestService,
+    private readonly upgrades: UpgradeService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('guest')
+  @HttpCode(201)
+  @UsePolicy('public')
+  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: FlowBoundDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<GuestResponse> {
+    return sendWithFlowCookie(res, await this.guests.create(this.context(req, tenantId, body)));
+  }
+
+  @Post('guest/linking-intent')
+  @UsePolicy('bearer:guest')
+  async linkingIntent(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
+    @Body() body: LinkingIntentDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ intent_id: string; expires_in: number }> {
+    const result = await this.guests.linkingIntent(this.context(req, tenantId, body), guest, body.upgrade_proof_id);
+    res.status(result.created ? 201 : 200);
+    return sendWithFlowCookie(res, result);
+  }
+
+  @Post('guest/upgrade')
+  @HttpCode(200)
+  @UsePolicy('bearer:guest')
+  upgrade(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
+    @Body() body: ProofDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UpgradeResponse> {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.upgrades.upgrade(this.context(req, tenantId, body), guest, body.proof_id);
+  }
+
+  @Post('sign-in')
+  @HttpCode(200)
+  @UsePolicy('public')
+  signIn(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: ProofDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
+  }
+
+  private context(req: Request, tenantId: string, body: FlowBoundDto): GuestRequestContext {
+    return guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
+  }
+}

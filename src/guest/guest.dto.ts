@@ -1,0 +1,52 @@
+import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+const FLOW_ID = /^flw_[A-Za-z0-9_-]{16,64}$/;
+const CLIENT_ID = /^cli_[A-Za-z0-9_-]{1,64}$/;
+const PROOF_ID = /^prf_[A-Za-z0-9_-]{16,64}$/;
+
+/** `{client_id, browser_flow_id}`: every guest-facing body starts with these (contract 6). */
+export class FlowBoundDto {
+  @IsString() @Matches(CLIENT_ID) client_id!: string;
+  @IsString() @Matches(FLOW_ID, { message: 'browser_flow_id must match ^flw_[A-Za-z0-9_-]{16,64}$' }) browser_flow_id!: string;
+}
+
+export class LinkingIntentDto extends FlowBoundDto {
+  @IsOptional() @IsString() @Matches(PROOF_ID) upgrade_proof_id?: string;
+}
+
+export class ProofDto extends FlowBoundDto {
+  @IsString() @Matches(PROOF_ID) proof_id!: string;
+}
+
+export class TenantEmailStartDto extends FlowBoundDto {
+  @IsString() @MaxLength(254) @IsEmail() email!: string;
+}
+
+export class TenantEmailVerifyDto extends TenantEmailStartDto {
+  @IsString() @Matches(/^\d{6}$/, { message: 'code must be six digits' }) code!: string;
+}
+
+export class ChatStartQueryDto extends FlowBoundDto {}
+
+/**
+ * The platform's redirect back: `code` on consent; `error` (and `error_description`) when the
+ * player declined or the platform failed (RFC 6749 section 4.1.2.1). `state` always.
+ */
+export class ChatCallbackQueryDto {
+  @IsOptional() @IsString() @MaxLength(512) code?: string;
+  @IsString() @MaxLength(128) state!: string;
+  @IsOptional() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
+  @IsOptional() @IsString() @MaxLength(512) error_description?: string;
+}
+
+export class CustomerTokenDto {
+  @IsOptional() @IsString() @MaxLength(64) grant_type?: string;
+  @IsOptional() @IsString() @MaxLength(512) refresh_token?: string;
+  @IsOptional() @IsString() @Matches(CLIENT_ID) client_id?: string;
+}
+
+export class CustomerRevokeDto {
+  @IsOptional() @IsString() @MaxLength(4096) token?: string;
+  @IsOptional() @IsString() @MaxLength(64) token_type_hint?: string;
+  @IsOptional() @IsString() @Matches(CLIENT_ID) client_id?: string;
+}

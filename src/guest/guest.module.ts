@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { BrowserFlowsStore } from './browser-flows.store';
+import { ChatController } from './chat.controller';
+import { ChatPlatformClient } from './chat-platform.client';
+import { ChatSignInService } from './chat-sign-in.service';
+import { CustomerSessions } from './customer-sessions';
+import { CustomerTokenController } from './customer-token.controller';
+import { CustomerTokenService } from './customer-token.service';
+import { CustomerTokens } from './customer-tokens';
+import { FlowRecordsStore } from './flow-records.store';
+import { GuestAccountsRepository } from './guest-accounts.repository';
+import { GuestBearerAuthenticator } from './guest-bearer.authenticator';
+import { GuestController } from './guest.controller';
+import { GuestService } from './guest.service';
+import { TenantClients } from './tenant-clients';
+import { TenantDiscoveryController } from './tenant-discovery.controller';
+import { TenantEmailController } from './tenant-email.controller';
+import { TenantEmailService } from './tenant-email.service';
+import { UpgradeService } from './upgrade.service';
+
+/** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
+@Module({
+  controllers: [TenantDiscoveryController, GuestController, TenantEmailController, ChatController, CustomerTokenController],
+  providers: [
+    BrowserFlowsStore,
+    ChatPlatformClient,
+    ChatSignInService,
+    CustomerSessions,
+    CustomerTokenService,
+    CustomerTokens,
+    FlowRecordsStore,
+    GuestAccountsRepository,
+    GuestBearerAuthenticator,
+    GuestService,
+    TenantClients,
+    TenantEmailService,
+    UpgradeService,
+  ],
+})
+export class GuestModule {}

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AppError } from '../http/app-error';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import { SessionStore } from '../platform/session-store/session-store';
+import { BrowserFlowsStore, type BoundFlow } from './browser-flows.store';
+import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { FlowRecordsStore } from './flow-records.store';
+import { GuestAccountsRepository } from './guest-accounts.repository';
+import type { GuestRequestContext, WithFlowCookie } from './guest-request';
+import { TenantClients } from './tenant-clients';
+
+export type GuestResponse = { user_id: string; upgrade_proof: { proof_id: string; expires_in: number } } & CustomerTokenSet;
+
+export const withCookie = <T>(flow: BoundFlow, body: T): WithFlowCookie<T> =>
+  flow.newCookie ? { body, newFlowCookie: { flowId: flow.flowId, value: flow.newCookie } } : { body };
+
+/** Guest creation, linking intents and explicit sign-in with a provider proof (spec 4.3). */
+@Injectable()
+export class GuestService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: TenantClients,
+    private readonly flows: BrowserFlowsStore,
+    private readonly records: FlowRecordsStore,
+    private readonly accounts: GuestAccountsRepository,
+    private readonly sessions: CustomerSessions,
+    private readonly limiter: RateLimiter,
+    private readonly sessionIds: SessionStore,
+  ) {}
+
+  /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
+  async create(ctx: GuestRequestContext): Promise<WithFlowCookie<GuestResponse>> {
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const domain = `svc:tenant:${ctx.tenantId}`;
+    await this.limiter.hit(
+      { name: 'guest-create-client-ip', domain, subject: `${client.id}\0${ctx.ip}`, budget: this.config.rateLimits.guestCreateClientIp },
+      { name: 'guest-create-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
+    );
+    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const sessionId = this.sessionIds.newSessionId();
+    const userId = await this.accounts.createGuestWithSession(ctx.tenantId, client.id, sessionId);
+    const tokens = await this.sessions.activate(client, userId, sessionId, 'guest');
+    const ttl = this.config.ttl.upgradeProof;
+    const proofId = await this.records.putProof(
+      ctx.flowId,
+      { kind: 'upgrade', tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash, userId, sessionId: tokens.session_id },
+      ttl,
+    );
+    return withCookie(flow, { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens });
+  }
+
+  /**
+   * Create or renew the flow's linking intent (spec 4.3): bound to subject, session, client,
+   * tenant, flow and flow-cookie hash; a live intent of the flow is never replaced by another
+   * session. A guest's upgrade proof, when presented, must be its own and is consumed.
+   */
+  async linkingIntent(
+    ctx: GuestRequestContext,
+    guest: { userId: string; sessionId: string; clientId: string },
+    upgradeProofId: string | undefined,
+  ): Promise<WithFlowCookie<{ intent_id: string; expires_in: number }> & { created: boolean }> {
+    if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId))) throw new AppError('invalid_proof', 'Only an active guest can link a credential.');
+    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };
+    if (upgradeProofId !== undefined && !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))) {
+      throw new AppError('invalid_proof');
+    }
+    const ttl = this.config.ttl.linkingIntent;
+    const put = await this.records.putIntent(ctx.flowId, { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() }, ttl);
+    if (put.outcome === 'conflict') throw new AppError('intent_conflict');
+    return { ...withCookie(flow, { intent_id: put.intent.intentId, expires_in: ttl }), created: put.outcome === 'created' };
+  }
+
+  /** Explicit sign-in to the account that owns a proven credential (contract section 6). */
+  async signIn(ctx: GuestRequestContext, proofId: string): Promise<{ user_id: string } & CustomerTokenSet> {
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash });
+    if (!proof) throw new AppError('invalid_proof');
+    const tokens = await this.accounts.transaction(async (m) => {
+      if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');
+      return this.sessions.start(client, proof.userId, 'sign_in', m);
+    });
+    return { user_id: proof.userId, ...tokens };
+  }
+}

@@ -1,0 +1,45 @@
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { CUSTOMER_SCOPES } from '../directory/customer-scopes';
+import { UsePolicy } from '../http/policy.decorator';
+import { KeyRing } from '../platform/keys/key-ring';
+import { tenantIssuer } from './customer-tokens';
+import { TenantClients } from './tenant-clients';
+import { TenantIdPipe } from './tenant-id.pipe';
+
+/** A tenant's discovery document and JWKS (public ES256 keys only; contract section 6). */
+@Controller('t/:tenantId/.well-known')
+@UsePolicy('public')
+export class TenantDiscoveryController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: KeyRing,
+    private readonly clients: TenantClients,
+  ) {}
+
+  @Get('openid-configuration')
+  async configuration(@Param('tenantId', TenantIdPipe) tenantId: string, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+    await this.clients.requireActiveTenant(tenantId);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    const base = `${this.config.authOrigin}/t/${tenantId}`;
+    return {
+      issuer: tenantIssuer(this.config, tenantId),
+      token_endpoint: `${base}/token`,
+      revocation_endpoint: `${base}/revoke`,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      grant_types_supported: ['refresh_token'],
+      token_endpoint_auth_methods_supported: ['none'],
+      scopes_supported: [...CUSTOMER_SCOPES],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+    };
+  }
+
+  @Get('jwks.json')
+  async jwks(@Param('tenantId', TenantIdPipe) tenantId: string, @Res({ passthrough: true }) res: Response): Promise<{ keys: unknown[] }> {
+    await this.clients.requireActiveTenant(tenantId);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    return this.keys.jwks('ES256');
+  }
+}

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { canonicalEmail } from '../directory/email-address';
+import { IdentitiesRepository } from '../directory/identities.repository';
+import { AppError } from '../http/app-error';
+import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
+import { Mailer } from '../platform/mail/mailer';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import { BrowserFlowsStore } from './browser-flows.store';
+import { FlowRecordsStore } from './flow-records.store';
+import type { GuestRequestContext, WithFlowCookie } from './guest-request';
+import { withCookie } from './guest.service';
+import { TenantClients } from './tenant-clients';
+
+/**
+ * The tenant's email-verification flow (contract section 6): a code to the address, then a
+ * one-time provider proof bound to tenant, client and browser flow. A new address resolves to a
+ * provisional user (spec 4.3 rule 6).
+ */
+@Injectable()
+export class TenantEmailService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: TenantClients,
+    private readonly flows: BrowserFlowsStore,
+    private readonly codes: EmailCodesStore,
+    private readonly records: FlowRecordsStore,
+    private readonly identities: IdentitiesRepository,
+    private readonly mailer: Mailer,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async start(ctx: GuestRequestContext, rawEmail: string): Promise<WithFlowCookie<{ expires_in: number }>> {
+    await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const email = canonicalEmail(rawEmail);
+    const domain = `svc:tenant:${ctx.tenantId}`;
+    await this.limiter.hit(
+      { name: 'tenant-email-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
+      { name: 'tenant-email-send', domain, subject: email, budget: this.config.rateLimits.tenantEmailSend },
+    );
+    const realm = tenantCodes(ctx.tenantId);
+    const code = await this.codes.issue(realm, ctx.flowId, email);
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: 'Your verification code',
+        text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
+      });
+    } catch (err) {
+      await this.codes.discard(realm, ctx.flowId).catch(() => undefined);
+      throw err;
+    }
+    return withCookie(flow, { expires_in: this.config.ttl.emailCode });
+  }
+
+  async verify(ctx: GuestRequestContext, rawEmail: string, code: string): Promise<{ proof_id: string; expires_in: number }> {
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const email = canonicalEmail(rawEmail);
+    if (!(await this.codes.check(tenantCodes(ctx.tenantId), ctx.flowId, email, code))) throw new AppError('invalid_code');
+    const { user, identity } = await this.identities.resolveOrCreate(
+      { tenantId: ctx.tenantId, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
+      'provisional',
+    );
+    if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');
+    const ttl = this.config.ttl.providerProof;
+    const proofId = await this.records.putProof(
+      ctx.flowId,
+      {
+        kind: 'provider',
+        tenantId: ctx.tenantId,
+        clientId: client.id,
+        cookieHash: flow.cookieHash,
+        userId: user.id,
+        identityId: identity.id,
+        provider: 'email',
+        providerSubject: email,
+        email,
+        emailVerified: true,
+      },
+      ttl,
+    );
+    return { proof_id: proofId, expires_in: ttl };
+  }
+}

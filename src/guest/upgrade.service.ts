@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AppError, DependencyUnavailableError } from '../http/app-error';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import { SessionStore } from '../platform/session-store/session-store';
+import { BrowserFlowsStore } from './browser-flows.store';
+import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { FlowRecordsStore } from './flow-records.store';
+import { GuestAccountsRepository } from './guest-accounts.repository';
+import type { GuestRequestContext } from './guest-request';
+import { TenantClients } from './tenant-clients';
+
+export type UpgradeResponse = {
+  user_id: string;
+  linked_identity: { provider: 'email' | 'chat_platform'; provider_subject: string; email: string | null };
+} & CustomerTokenSet;
+
+/**
+ * Guest upgrade (spec 4.3 rules 1–8, spec 3, spec 6). Every failed check of the intent or the
+ * proof answers the same 400 invalid_proof, so no check is revealed (contract section 2).
+ */
+@Injectable()
+export class UpgradeService {
+  private readonly logger = new Logger('GuestUpgrade');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: TenantClients,
+    private readonly flows: BrowserFlowsStore,
+    private readonly records: FlowRecordsStore,
+    private readonly accounts: GuestAccountsRepository,
+    private readonly customerSessions: CustomerSessions,
+    private readonly sessions: SessionStore,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async upgrade(ctx: GuestRequestContext, guest: { userId: string; sessionId: string; clientId: string }, proofId: string): Promise<UpgradeResponse> {
+    await this.limiter.hit({
+      name: 'guest-upgrade-subject',
+      domain: `svc:tenant:${ctx.tenantId}`,
+      subject: guest.userId,
+      budget: this.config.rateLimits.guestUpgradeSubject,
+    });
+    if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
+    const consumed = await this.records.consumeForUpgrade(ctx.flowId, proofId, { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash }, guest.sessionId, guest.userId);
+    if (!consumed) throw new AppError('invalid_proof');
+    const { intent, proof } = consumed;
+    // Rule 3: an email proof names a verified email identity; a chat proof was read from the
+    // platform's user API by the callback that issued it.
+    if (proof.provider === 'email' && !proof.emailVerified) throw new AppError('invalid_proof');
+
+    // Rules 4 and 6: the move, the deactivation and the replacement session in one transaction.
+    const tokens = await this.accounts.transaction(async (m) => {
+      const outcome = await this.accounts.moveIdentity(m, { tenantId: ctx.tenantId, guestId: guest.userId, identityId: proof.identityId, intentCreatedAt: intent.createdAt });
+      // Rule 7: another owner keeps the credential; no merge is attempted.
+      if (outcome === 'in_use') throw new AppError('identity_in_use');
+      // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
+      // second upgrade that raced past the bearer check before the first revoked the session is
+      // an intent that no longer holds, not a credential in use.
+      if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
+      return this.customerSessions.start(client, guest.userId, 'upgrade', m);
+    });
+    // Spec 6: the audit row follows the revocation. The move is already committed, so should the
+    // revocation fail (Redis away) the row is still written, marked, before the 503 goes out: an
+    // attached credential never lacks its audit trail. The new tokens are not returned then,
+    // because the old session would still be live (spec 4.3 rule 4); the player signs in again.
+    const revocation = await this.sessions.revoke(guest.sessionId).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    const data = { old_session_id: guest.sessionId, new_session_id: tokens.session_id, provider: proof.provider, client_id: client.id };
+    await this.accounts.transaction((m) =>
+      this.accounts.audit(m, { type: 'guest.upgraded', tenantId: ctx.tenantId, subject: guest.userId, data: revocation ? { ...data, old_session_revoked: false } : data }),
+    );
+    if (revocation) throw revocation instanceof Error ? revocation : new DependencyUnavailableError('redis', revocation);
+    this.logger.log({ tenant: ctx.tenantId, provider: proof.provider }, 'guest upgraded');
+    return {
+      user_id: guest.userId,
+      linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
+      ...tokens,
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { errorBody } from './app-error';
+
+export const BODY_LIMIT = '16kb';
+
+/** Endpoints that speak RFC 6749/7009 take form bodies as well as JSON (contract 3, 8). */
+const FORM_PATHS = [/^\/management-auth\/token$/, /^\/t\/[^/]+\/token$/, /^\/t\/[^/]+\/revoke$/, /^\/api\/auth\/(start|sign-out)$/];
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Bodies: at most 16 KiB (413), JSON everywhere, form-encoding only where OAuth needs it, and a
+ * JSON body must be an object (strict shapes are then enforced by the DTOs).
+ */
+export function bodyRules(): RequestHandler[] {
+  const json = express.json({ limit: BODY_LIMIT, strict: true, type: 'application/json' });
+  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 20 });
+  const contentType = (req: Request, res: Response, next: NextFunction): void => {
+    if (!hasBody(req)) return next();
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    const formAllowed = FORM_PATHS.some((p) => p.test(req.path));
+    if (type === 'application/json' || (formAllowed && type === 'application/x-www-form-urlencoded')) return next();
+    res.status(400).setHeader('Cache-Control', 'no-store');
+    res.json(errorBody('invalid_request', 'Content-Type must be application/json.'));
+  };
+  const objectBody = (req: Request, res: Response, next: NextFunction): void => {
+    const body: unknown = req.body;
+    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return next();
+    res.status(400).setHeader('Cache-Control', 'no-store');
+    res.json(errorBody('invalid_request', 'The request body must be a JSON object.'));
+  };
+  return [contentType, json, form, objectBody];
+}

@@ -1,0 +1,35 @@
+import type { CookieOptions, Response } from 'express';
+
+/**
+ * Every cookie of the service is `__Host-` prefixed: Secure, HttpOnly, Path=/, no Domain
+ * (contract section 8). SameSite=Lax on flow cookies because the sign-in form is reached by
+ * a top-level redirect from the console; Strict on the console session cookie.
+ */
+export function setHostCookie(
+  res: Response,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+  sameSite: 'strict' | 'lax',
+): void {
+  const opts: CookieOptions = { secure: true, httpOnly: true, path: '/', sameSite, maxAge: maxAgeSeconds * 1000 };
+  res.cookie(name, value, opts);
+}
+
+export function expireHostCookie(res: Response, name: string, sameSite: 'strict' | 'lax'): void {
+  res.cookie(name, '', { secure: true, httpOnly: true, path: '/', sameSite, maxAge: 0, expires: new Date(0) });
+}
+
+/** Reads one cookie from the raw header without trusting a parsed object shape. */
+export function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
+  if (!cookieHeader || cookieHeader.length > 8192) return undefined;
+  let found: string | undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== name) continue;
+    if (found !== undefined) return undefined; // two cookies of one name: ambiguous, refuse
+    found = part.slice(eq + 1).trim();
+  }
+  return found !== undefined && /^[A-Za-z0-9_.~-]{1,512}$/.test(found) ? found : undefined;
+}

@@ -1,0 +1,20 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthenticatorRegistry } from './authenticator-registry';
+import { ErrorFilter } from './error.filter';
+import { AuthOriginAuthenticator, ConsoleOriginAuthenticator } from './origin.authenticators';
+import { PolicyGuard } from './policy.guard';
+
+/** The edge: the global policy guard, the error filter and the origin policies. */
+@Global()
+@Module({
+  providers: [
+    AuthenticatorRegistry,
+    AuthOriginAuthenticator,
+    ConsoleOriginAuthenticator,
+    { provide: APP_GUARD, useClass: PolicyGuard },
+    { provide: APP_FILTER, useClass: ErrorFilter },
+  ],
+  exports: [AuthenticatorRegistry],
+})
+export class HttpEdgeModule {}

@@ -1,0 +1,40 @@
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError } from './app-error';
+import { AuthenticatorRegistry } from './authenticator-registry';
+import { POLICY_KEY, type Policy } from './policy.decorator';
+import type { RequestWithPrincipal } from './principal';
+
+/** The one global guard: reads the route's declared policy and runs its authenticator. */
+@Injectable()
+export class PolicyGuard implements CanActivate {
+  private readonly logger = new Logger('PolicyGuard');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly registry: AuthenticatorRegistry,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policy = this.reflector.getAllAndOverride<Policy | undefined>(POLICY_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const req = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    if (policy === undefined) {
+      this.logger.error({ path: req.path }, 'route without a declared policy denied');
+      throw new AppError('forbidden');
+    }
+    if (policy === 'public') {
+      req.principal = { kind: 'anonymous' };
+      return true;
+    }
+    const authenticator = this.registry.get(policy);
+    if (!authenticator) {
+      this.logger.error({ policy }, 'no authenticator registered for policy');
+      throw new AppError('forbidden');
+    }
+    req.principal = await authenticator.authenticate(req);
+    return true;
+  }
+}

@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { createApp } from './app.setup';
+import { assertKeysUsable, loadConfig } from './config/config';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  await assertKeysUsable(config);
+  const app = await createApp(config);
+  // listen() runs the start-up checks (ControlPlaneSeedCheck) before accepting connections.
+  await app.listen(config.port);
+  process.stdout.write(
+    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  // Configuration problems name variables, never values; anything else prints its message only.
+  process.stderr.write(`svc-auth failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

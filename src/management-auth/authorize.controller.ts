@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { setHostCookie } from '../http/cookies';
+import { UsePolicy } from '../http/policy.decorator';
+import { AuthorizeService, type AuthorizeQuery } from './authorize.service';
+import { CONTROL_FLOW_COOKIE, CONTROL_FLOW_TTL_SECONDS } from './control-flows.store';
+import { errorPage, signInPage } from './sign-in-page';
+
+const ASSETS = {
+  'sign-in.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(__dirname, 'assets', 'sign-in.js')) },
+  'sign-in.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(__dirname, 'assets', 'sign-in.css')) },
+} as const;
+
+@Controller('management-auth')
+@UsePolicy('public')
+export class AuthorizeController {
+  constructor(
+    private readonly authorizeService: AuthorizeService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('authorize')
+  async authorize(@Query() query: AuthorizeQuery, @Res() res: Response): Promise<void> {
+    const outcome = await this.authorizeService.authorize(query);
+    res.setHeader('Cache-Control', 'no-store');
+    switch (outcome.kind) {
+      case 'reject':
+        res.status(400).type('html').send(errorPage(outcome.message));
+        return;
+      case 'redirect':
+        res.redirect(303, outcome.location);
+        return;
+      case 'form':
+        // Lax: the form is reached by a top-level navigation from the console.
+        setHostCookie(res, CONTROL_FLOW_COOKIE, outcome.cookie, CONTROL_FLOW_TTL_SECONDS, 'lax');
+        res.status(200).type('html').send(signInPage(outcome.flowId, this.config.ttl.emailCode));
+        return;
+    }
+  }
+
+  @Get('assets/:name')
+  asset(@Param('name') name: string, @Res() res: Response): void {
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name as keyof typeof ASSETS] : undefined;
+    if (!asset) {
+      res.status(404).json({ error: 'not_found', error_description: 'No such resource.' });
+      return;
+    }
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type(asset.type).send(asset.body);
+  }
+}

@@ -1,0 +1,44 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { UsePolicy } from '../http/policy.decorator';
+import { KeyRing } from '../platform/keys/key-ring';
+import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
+import { controlPlaneIssuer } from './management-tokens';
+
+/** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
+@Controller('t/control-plane/.well-known')
+@UsePolicy('public')
+export class DiscoveryController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: KeyRing,
+  ) {}
+
+  @Get('openid-configuration')
+  configuration(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    const base = this.config.authOrigin;
+    return {
+      issuer: controlPlaneIssuer(this.config),
+      authorization_endpoint: `${base}/management-auth/authorize`,
+      token_endpoint: `${base}/management-auth/token`,
+      revocation_endpoint: `${base}/management-auth/revoke`,
+      jwks_uri: `${base}/t/control-plane/.well-known/jwks.json`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      scopes_supported: [...MANAGEMENT_SCOPES],
+      authorization_response_iss_parameter_supported: true,
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+    };
+  }
+
+  @Get('jwks.json')
+  jwks(@Res({ passthrough: true }) res: Response): { keys: unknown[] } {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    return this.keys.jwks('RS256');
+  }
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { canonicalEmail } from '../directory/email-address';
+import { IdentitiesRepository } from '../directory/identities.repository';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
+import { AppError } from '../http/app-error';
+import { EmailCodesStore, MANAGEMENT_CODES } from '../platform/email-codes/email-codes.store';
+import { Mailer } from '../platform/mail/mailer';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import { SessionStore } from '../platform/session-store/session-store';
+import { AuthorizationCodesStore } from './authorization-codes.store';
+import { ControlFlowsStore, type ControlFlow } from './control-flows.store';
+
+import { controlPlaneIssuer } from './management-tokens';
+
+const RATE_DOMAIN = 'svc:management';
+
+export interface EmailRequestContext {
+  readonly flowId: string;
+  readonly flowCookie: string | undefined;
+  readonly ip: string;
+}
+
+/**
+ * Management sign-in by email code (spec 3, 4.2): `start` sends a code, `confirm` checks it,
+ * resolves or creates the control-plane user and email identity, and issues an authorization code.
+ */
+@Injectable()
+export class EmailSignInService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly flows: ControlFlowsStore,
+    private readonly codes: EmailCodesStore,
+    private readonly authorizationCodes: AuthorizationCodesStore,
+    private readonly identities: IdentitiesRepository,
+    private readonly sessions: SessionStore,
+    private readonly mailer: Mailer,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  /**
+   * Known and unknown addresses take the same path: nothing is looked up before confirm, so the
+   * answer and the work do not reveal whether an account exists.
+   */
+  async start(ctx: EmailRequestContext, rawEmail: string): Promise<{ expires_in: number }> {
+    await this.boundFlow(ctx);
+    const email = canonicalEmail(rawEmail);
+    const rl = this.config.rateLimits;
+    await this.limiter.hit(
+      { name: 'mgmt-ip', domain: RATE_DOMAIN, subject: ctx.ip, budget: rl.managementIp },
+      { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
+      { name: 'mgmt-email-send', domain: RATE_DOMAIN, subject: email, budget: rl.managementEmailSend },
+    );
+    const code = await this.codes.issue(MANAGEMENT_CODES, ctx.flowId, email);
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: 'Your console sign-in code',
+        text: `Your sign-in code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not try to sign in, ignore this message.\n`,
+      });
+    } catch (err) {
+      await this.codes.discard(MANAGEMENT_CODES, ctx.flowId).catch(() => undefined);
+      throw err;
+    }
+    return { expires_in: this.config.ttl.emailCode };
+  }
+
+  async confirm(ctx: EmailRequestContext, rawEmail: string, code: string): Promise<{ redirect_to: string }> {
+    const flow = await this.boundFlow(ctx);
+    const email = canonicalEmail(rawEmail);
+    const rl = this.config.rateLimits;
+    await this.limiter.hit(
+      { name: 'mgmt-ip', domain: RATE_DOMAIN, subject: ctx.ip, budget: rl.managementIp },
+      { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
+    );
+    if (!(await this.codes.check(MANAGEMENT_CODES, ctx.flowId, email, code))) throw new AppError('invalid_code');
+
+    const { user, identity } = await this.identities.resolveOrCreate(
+      { tenantId: CONTROL_PLANE_TENANT_ID, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
+      'regular',
+    );
+    if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');
+    // The flow yields one authorization code; a second confirm on it finds no flow.
+    if (!(await this.flows.finish(ctx.flowId))) throw new AppError('forbidden', 'The sign-in flow has ended.');
+    const authorizationCode = await this.authorizationCodes.create({
+      clientId: flow.clientId,
+      redirectUri: flow.redirectUri,
+      codeChallenge: flow.codeChallenge,
+      scope: flow.scope,
+      userId: user.id,
+      email,
+      sessionId: this.sessions.newSessionId(),
+    });
+    const url = new URL(flow.redirectUri);
+    url.searchParams.set('code', authorizationCode);
+    url.searchParams.set('state', flow.state);
+    url.searchParams.set('iss', controlPlaneIssuer(this.config));
+    return { redirect_to: url.toString() };
+  }
+
+  private async boundFlow(ctx: EmailRequestContext): Promise<ControlFlow> {
+    const flow = await this.flows.getBound(ctx.flowId, ctx.flowCookie);
+    if (!flow) throw new AppError('forbidden', 'The sign-in flow cookie is missing or does not belong to this flow.');
+    return flow;
+  }
+}

@@ -1,0 +1,24 @@
+import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+const FLOW_ID = /^flw_[A-Za-z0-9_-]{16,64}$/;
+
+export class EmailStartDto {
+  @IsString() @Matches(FLOW_ID) flow_id!: string;
+  @IsString() @MaxLength(254) @IsEmail() email!: string;
+}
+
+export class EmailConfirmDto extends EmailStartDto {
+  @IsString() @Matches(/^\d{6}$/, { message: 'code must be six digits' }) code!: string;
+}
+
+export class TokenRequestDto {
+  @IsString() @MaxLength(64) @IsOptional() grant_type?: string;
+  @IsString() @MaxLength(512) @IsOptional() code?: string;
+  @IsString() @MaxLength(2048) @IsOptional() redirect_uri?: string;
+  @IsString() @MaxLength(256) @IsOptional() code_verifier?: string;
+  @IsString() @MaxLength(512) @IsOptional() refresh_token?: string;
+}
+
+export class RevokeSessionDto {
+  @IsString() @Matches(/^ses_[A-Za-z0-9_-]{16,64}$/) session_id!: string;
+}

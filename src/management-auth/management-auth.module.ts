@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { AuthorizationCodesStore } from './authorization-codes.store';
+import { AuthorizeController } from './authorize.controller';
+import { AuthorizeService } from './authorize.service';
+import { ConsoleClientAuthenticator } from './console-client.authenticator';
+import { ConsoleClientBasicStrategy } from './console-client-basic.strategy';
+import { ControlFlowsStore } from './control-flows.store';
+import { DiscoveryController } from './discovery.controller';
+import { EmailSignInController } from './email-sign-in.controller';
+import { EmailSignInService } from './email-sign-in.service';
+import { ManagementBearerAuthenticator } from './management-bearer.authenticator';
+import { ManagementTokens } from './management-tokens';
+import { SessionController } from './session.controller';
+import { TokenController } from './token.controller';
+import { TokenService } from './token.service';
+
+/** Developer sign-in to the control plane: authorize, email codes, tokens, sessions. */
+@Module({
+  imports: [PassportModule],
+  controllers: [DiscoveryController, AuthorizeController, EmailSignInController, TokenController, SessionController],
+  providers: [
+    AuthorizeService,
+    ControlFlowsStore,
+    EmailSignInService,
+    AuthorizationCodesStore,
+    TokenService,
+    ManagementTokens,
+    ManagementBearerAuthenticator,
+    ConsoleClientBasicStrategy,
+    ConsoleClientAuthenticator,
+  ],
+  exports: [ManagementBearerAuthenticator, ManagementTokens],
+})
+export class ManagementAuthModule {}

@@ -1,0 +1,45 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { Request } from 'express';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
+import { AppError } from '../http/app-error';
+import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
+import type { Principal } from '../http/principal';
+import { SessionStore } from '../platform/session-store/session-store';
+import { parseBearer } from '../http/bearer-token';
+import { ManagementTokens } from './management-tokens';
+
+export function invalidToken(): AppError {
+  return new AppError('unauthorized', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+}
+
+/**
+ * The management bearer check (spec section 5), reused by every management route: one cached
+ * signature check and one Redis read. The live session in Redis is also what proves the email
+ * identity is active: sessions are only created for active identities and are revoked with them.
+ * A Redis failure propagates as 503, never as 401, so the BFF keeps healthy console sessions.
+ */
+@Injectable()
+export class ManagementBearerAuthenticator implements Authenticator, OnModuleInit {
+  readonly policy = 'bearer:management' as const;
+
+  constructor(
+    private readonly registry: AuthenticatorRegistry,
+    private readonly tokens: ManagementTokens,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  async authenticate(req: Request): Promise<Principal> {
+    const token = parseBearer(req.headers.authorization);
+    const claims = token ? await this.tokens.verify(token) : null;
+    if (!claims) throw invalidToken();
+    const session = await this.sessions.get(claims.sid);
+    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.userId !== claims.sub || session.clientId !== claims.clientId) {
+      throw invalidToken();
+    }
+    return { kind: 'management', userId: claims.sub, sessionId: claims.sid, email: session.email, scope: claims.scope };
+  }
+}

@@ -1,0 +1,50 @@
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
+import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
+import { UsePolicy } from '../http/policy.decorator';
+import { SessionStore } from '../platform/session-store/session-store';
+import { RevokeSessionDto } from './management-auth.dto';
+
+export interface ManagementUserResponse {
+  readonly user: { readonly id: string; readonly email: string; readonly email_verified: true };
+}
+
+/**
+ * Session routes called only by the BFF (spec 4.2); all `Cache-Control: no-store`. A revocation
+ * that cannot be stored propagates as 503, never as a success.
+ */
+@Controller('management-auth')
+export class SessionController {
+  constructor(private readonly sessions: SessionStore) {}
+
+  @Get('current')
+  @UsePolicy('bearer:management')
+  current(@CurrentPrincipal('management') p: PrincipalOf<'management'>, @Res({ passthrough: true }) res: Response): ManagementUserResponse {
+    res.setHeader('Cache-Control', 'no-store');
+    return { user: { id: p.userId, email: p.email, email_verified: true } };
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  @UsePolicy('bearer:management')
+  async revoke(@CurrentPrincipal('management') p: PrincipalOf<'management'>, @Res({ passthrough: true }) res: Response): Promise<{ revoked: boolean }> {
+    res.setHeader('Cache-Control', 'no-store');
+    return { revoked: await this.sessions.revoke(p.sessionId) };
+  }
+
+  @Post('revoke-session')
+  @HttpCode(200)
+  @UsePolicy('basic:console-client')
+  async revokeSession(
+    @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,
+    @Body() body: RevokeSessionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ revoked: boolean }> {
+    res.setHeader('Cache-Control', 'no-store');
+    const session = await this.sessions.get(body.session_id);
+    // Only the caller's own control-plane sessions; any other id answers as unknown.
+    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== client.clientId) return { revoked: false };
+    return { revoked: await this.sessions.revoke(body.session_id) };
+  }
+}

@@ -1,0 +1,22 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { Pseudonymizer } from './digests';
+import { SecretBox } from './secret-box';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: Pseudonymizer,
+      useFactory: (config: AppConfig) => new Pseudonymizer(config.privacyKey),
+      inject: [APP_CONFIG],
+    },
+    {
+      provide: SecretBox,
+      useFactory: (config: AppConfig) => new SecretBox(config.privacyKey),
+      inject: [APP_CONFIG],
+    },
+  ],
+  exports: [Pseudonymizer, SecretBox],
+})
+export class CryptoModule {}

@@ -1,0 +1,60 @@
+import type { DataSourceOptions } from 'typeorm';
+import { AuditEvents1764000002000 } from '../../../migrations/1764000002000-audit-events';
+import { ChatPlatformApps1764000003000 } from '../../../migrations/1764000003000-chat-platform-apps';
+import { ControlPlaneCore1764000000000 } from '../../../migrations/1764000000000-control-plane-core';
+import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/1764000001000-sessions-memberships-consents';
+import type { AppConfig } from '../../config/config';
+import { AuditEventEntity } from './entities/audit-event.entity';
+import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
+import { ClientEntity } from './entities/client.entity';
+import { ConsentEntity } from './entities/consent.entity';
+import { IdentityEntity } from './entities/identity.entity';
+import { MembershipEntity } from './entities/membership.entity';
+import { SessionRecordEntity } from './entities/session-record.entity';
+import { TenantEntity } from './entities/tenant.entity';
+import { UserEntity } from './entities/user.entity';
+
+export const ENTITIES = [
+  TenantEntity,
+  ClientEntity,
+  UserEntity,
+  IdentityEntity,
+  SessionRecordEntity,
+  MembershipEntity,
+  ConsentEntity,
+  AuditEventEntity,
+  ChatPlatformAppEntity,
+];
+
+/** Listed explicitly, in order, so the compiled service and the tests run the same migrations. */
+export const MIGRATIONS = [
+  ControlPlaneCore1764000000000,
+  SessionsMembershipsConsents1764000001000,
+  AuditEvents1764000002000,
+  ChatPlatformApps1764000003000,
+];
+
+/**
+ * Every query is bounded in time (statement and connect timeouts), so a stalled PostgreSQL
+ * turns into a 503 within a known time instead of a hung request.
+ */
+export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  const t = config.dependencyTimeoutMs;
+  return {
+    type: 'postgres',
+    url: config.databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    extra: {
+      max: 20,
+      connectionTimeoutMillis: t,
+      query_timeout: t * 2,
+      statement_timeout: t * 2,
+      idle_in_transaction_session_timeout: t * 5,
+      application_name: 'svc-auth',
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { dataSourceOptions, ENTITIES } from './data-source-options';
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), retryAttempts: 2, retryDelay: 500 }),
+    }),
+    TypeOrmModule.forFeature(ENTITIES),
+  ],
+  exports: [TypeOrmModule],
+})
+export class DatabaseModule {}

@@ -1,0 +1,17 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type IdentityProvider = 'email' | 'chat_platform';
+
+@Entity('identities')
+export class IdentityEntity {
+  @PrimaryColumn('text') id!: string;
+  @Column('text', { name: 'tenant_id' }) tenantId!: string;
+  @Column('text', { name: 'user_id' }) userId!: string;
+  @Column('text') provider!: IdentityProvider;
+  @Column('text', { name: 'provider_subject' }) providerSubject!: string;
+  @Column('text', { nullable: true }) email!: string | null;
+  @Column('boolean', { name: 'email_verified' }) emailVerified!: boolean;
+  @Column('text') status!: 'active' | 'inactive';
+  @Column('jsonb') metadata!: Record<string, string | null>;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+}

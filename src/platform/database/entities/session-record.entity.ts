@@ -1,0 +1,11 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** That a session existed; liveness is Redis's (see the migration). */
+@Entity('sessions')
+export class SessionRecordEntity {
+  @PrimaryColumn('text') id!: string;
+  @Column('text', { name: 'tenant_id' }) tenantId!: string;
+  @Column('text', { name: 'user_id' }) userId!: string;
+  @Column('text', { name: 'client_id' }) clientId!: string;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+}

@@ -1,0 +1,51 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { exportJWK, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import type { AppConfig } from '../../config/config';
+
+export type SigningAlg = 'RS256' | 'ES256';
+
+interface LoadedKey {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+  readonly publicJwk: JWK;
+}
+
+/**
+ * The token signing key ring (contract section 1). For each algorithm the first key signs and
+ * every key verifies, so a new key can be published first and promoted later. RS256 keys serve
+ * only the control plane and ES256 keys only customer tenants: a management token can never be
+ * minted with a customer key, and each realm's JWKS lists only its own algorithm's keys.
+ */
+export class KeyRing {
+  private constructor(private readonly keys: readonly LoadedKey[]) {}
+
+  static async load(config: AppConfig): Promise<KeyRing> {
+    const loaded: LoadedKey[] = [];
+    for (const jwk of config.signingKeys) {
+      const alg = jwk.alg as SigningAlg;
+      const privateKey = (await importJWK(jwk, alg)) as KeyObject;
+      const publicKey = createPublicKey(privateKey);
+      const publicJwk: JWK = { ...(await exportJWK(publicKey)), alg, use: 'sig', kid: jwk.kid };
+      loaded.push({ kid: jwk.kid as string, alg, privateKey, publicKey, publicJwk });
+    }
+    return new KeyRing(loaded);
+  }
+
+  /** Public keys only, for a realm's `jwks_uri`. */
+  jwks(alg: SigningAlg): { keys: JWK[] } {
+    return { keys: this.keys.filter((k) => k.alg === alg).map((k) => k.publicJwk) };
+  }
+
+  /** Resolves the verification key by `kid` within one algorithm; unknown kids fail. */
+  verificationKey(alg: SigningAlg, kid: string | undefined): KeyObject | undefined {
+    return this.keys.find((k) => k.alg === alg && k.kid === kid)?.publicKey;
+  }
+
+  async sign(alg: SigningAlg, typ: string, payload: JWTPayload): Promise<string> {
+    const key = this.keys.find((k) => k.alg === alg);
+    if (!key) throw new Error(`no ${alg} signing key`);
+    return new SignJWT(payload).setProtectedHeader({ alg, typ, kid: key.kid }).sign(key.privateKey);
+  }
+}

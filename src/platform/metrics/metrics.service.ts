@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { createServer, type Server } from 'node:http';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+
+/**
+ * Prometheus metrics, served on their own port (METRICS_PORT) so they are never reachable
+ * through the public hosts. Each app instance has its own registry (tests run several per process).
+ */
+@Injectable()
+export class MetricsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Metrics');
+  readonly registry = new Registry();
+  private server: Server | null = null;
+  private boundPort: number | null = null;
+
+  readonly httpRequests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly tokensIssued = new Counter({
+    name: 'svc_tokens_issued_total',
+    help: 'Access tokens issued, by realm kind and grant.',
+    labelNames: ['realm', 'grant'] as const,
+    registers: [this.registry],
+  });
+  readonly refreshReplays = new Counter({
+    name: 'svc_refresh_replays_total',
+    help: 'Replayed refresh tokens or authorization codes detected (the session was revoked).',
+    labelNames: ['realm', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'svc_rate_limit_rejections_total',
+    help: 'Requests refused by a rate-limit budget.',
+    labelNames: ['budget'] as const,
+    registers: [this.registry],
+  });
+  readonly dependencyErrors = new Counter({
+    name: 'svc_dependency_errors_total',
+    help: 'Requests answered 503 because a dependency was unavailable.',
+    labelNames: ['dependency'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The port the metrics server listens on (METRICS_PORT=0 picks a free one). */
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.metricsPort === null) return;
+    this.server = createServer((req, res) => {
+      if (req.method !== 'GET' || req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      this.registry.metrics().then(
+        (body) => res.writeHead(200, { 'Content-Type': this.registry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    });
+    await new Promise<void>((resolve) => this.server?.listen(this.config.metricsPort ?? 0, resolve));
+    const address = this.server.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : null;
+    this.logger.log({ port: this.boundPort }, 'metrics listening');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,84 @@
+import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+
+export const REDIS = Symbol('REDIS');
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Redis is the authoritative session store, so commands must fail fast instead of queueing
+ * while it is away: no offline queue, a command timeout, and a capped reconnect backoff so
+ * the service serves again within seconds of Redis returning.
+ */
+export function createRedis(config: AppConfig): RedisClient {
+  const logger = new Logger('Redis');
+  const common: RedisOptions = {
+    keyPrefix: config.redisKeyPrefix,
+    enableOfflineQueue: false,
+    commandTimeout: config.dependencyTimeoutMs,
+    connectTimeout: config.dependencyTimeoutMs,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(100 * times, 1000),
+    lazyConnect: false,
+  };
+  const client: RedisClient =
+    config.redisClusterNodes.length > 0
+      ? new Cluster(
+          config.redisClusterNodes.map((n) => {
+            const [host, port] = n.split(':');
+            return { host: host ?? '127.0.0.1', port: Number(port) };
+          }),
+          {
+            keyPrefix: config.redisKeyPrefix,
+            enableOfflineQueue: false,
+            clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
+            redisOptions: { ...common, keyPrefix: undefined },
+          },
+        )
+      : new Redis(config.redisUrl, common);
+  let healthy = true;
+  client.on('error', (err: Error) => {
+    if (healthy) logger.warn({ err: err.message }, 'redis connection error');
+    healthy = false;
+  });
+  client.on('ready', () => {
+    if (!healthy) logger.log('redis connection restored');
+    healthy = true;
+  });
+  return client;
+}
+
+@Global()
+@Module({
+  providers: [{ provide: REDIS, useFactory: createRedis, inject: [APP_CONFIG] }],
+  exports: [REDIS],
+})
+export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Waits (bounded) for the first connection before the service accepts traffic, so a fresh
+   * instance does not answer 503 while a cluster client is still discovering its slots. If
+   * Redis stays away the service starts anyway and fails closed per request.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.config.dependencyTimeoutMs * 5);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (!ready) this.logger.warn('redis not ready at start-up; requests fail closed until it is');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The browser test on its own: Debian's Chromium (installed with apt when missing, never a
+// downloaded browser) driven by playwright-core against the real service, as a Jest e2e suite.
+// `npm test` runs the same suite with the other e2e tests.
+'use strict';
+const { existsSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+
+if (!existsSync('/usr/bin/chromium')) {
+  process.stderr.write('chromium missing: installing it with apt-get\n');
+  execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+execFileSync('npx', ['jest', '--config', 'test/jest.e2e.config.js', 'test/e2e/console-bff/browser'], { stdio: 'inherit', cwd: `${__dirname}/../..` });
+process.stderr.write('screenshots: test-output/screenshots/\n');

@@ -1,0 +1,108 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { addMember, createClient, createTenant } from '../../support/console-fixtures';
+import { startTestApp, type TestApp } from '../../support/test-app';
+
+const SCREENSHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
+const EMAIL = 'browser-dev@studio.example';
+
+/**
+ * Issue 3 in a real browser: Debian's Chromium (never a downloaded browser) driven by
+ * playwright-core through the hosted sign-in form, with the code read from the test SMTP server.
+ */
+describe('console page in Chromium: sign in, tenants, sign out', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    t = await startTestApp({ RATE_LIMITS: 'off' });
+    await createTenant(t, 'acme-games', 'Acme Games');
+    await createTenant(t, 'blue-moon', 'Blue Moon Studio');
+    await createTenant(t, 'not-mine', 'Not Mine');
+    await addMember(t, 'acme-games', EMAIL, 'owner');
+    await addMember(t, 'blue-moon', EMAIL, 'viewer');
+    await createClient(t, 'acme-games', { id: 'cli_acme_web', name: 'Acme Web Player', type: 'browser', scopes: ['openid', 'offline_access'] });
+    await createClient(t, 'acme-games', { id: 'cli_acme_ios', name: 'Acme Mobile', type: 'native', scopes: ['openid'] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    page = await (await browser.newContext()).newPage();
+    // Any CSP violation or script error on either host is a failure of the strict-CSP design.
+    // (401 from /api/auth/current while signed out and the missing favicon are expected.)
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  it('signs in through the hosted form, shows the tenants with their clients, hides every cookie from scripts, and signs out', async () => {
+    await page.goto(`${t.consoleOrigin}/`);
+    const signIn = page.getByRole('button', { name: 'Sign in' });
+    await signIn.waitFor();
+    await shot('01-signed-out');
+
+    await signIn.click();
+    await page.waitForURL(new RegExp(`^${t.authOrigin}/management-auth/authorize\\?`));
+    await page.getByLabel('Email address').fill(EMAIL);
+    const after = t.smtp.messages.length;
+    await page.getByRole('button', { name: 'Send code' }).click();
+    const code = await t.smtp.waitForCode(EMAIL, { after });
+    await page.getByLabel('Code').fill(code);
+    await shot('02-hosted-form-code');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.waitForURL(`${t.consoleOrigin}/`);
+    await page.locator('#email', { hasText: EMAIL }).waitFor();
+    await page.getByRole('heading', { name: 'Acme Games' }).waitFor();
+    await page.getByRole('cell', { name: 'Acme Web Player' }).waitFor();
+    await shot('03-signed-in-tenants');
+    expect(await page.locator('.tenant h3').allTextContents()).toEqual(['Acme Games', 'Blue Moon Studio']);
+    expect(await page.locator('.client td:first-child').allTextContents()).toEqual(['Acme Mobile', 'Acme Web Player']);
+    await expect(page.getByText('Not Mine').count()).resolves.toBe(0);
+
+    // Spec 1.2: the browser holds only an HttpOnly cookie; scripts see no session or flow cookie.
+    const visible = await page.evaluate<string>('document.cookie');
+    expect(visible).not.toMatch(/svc_console|svc_control_flow/);
+    const jar = await page.context().cookies(t.consoleOrigin);
+    const sessionCookie = jar.find((c) => c.name === '__Host-svc_console');
+    expect(sessionCookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/' });
+    expect(jar.find((c) => c.name === '__Host-svc_control_flow')).toBeUndefined();
+    // And nothing token-like is in the page or its storage.
+    const exposed = await page.evaluate<string>('document.documentElement.outerHTML + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)');
+    expect(exposed).not.toMatch(/eyJ|ses_|refresh_token|access_token/);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await shot('04-signed-out-again');
+    expect(await page.locator('#signed-in').isHidden()).toBe(true);
+    expect((await page.context().cookies(t.consoleOrigin)).find((c) => c.name === '__Host-svc_console')).toBeUndefined();
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it.each([
+    ['invalid_state', 'That sign-in link has expired'],
+    ['sign_in_failed', 'Sign-in did not complete'],
+    ['temporarily_unavailable', 'temporarily unavailable'],
+    ['<script>alert(1)</script>', 'Something went wrong'],
+  ])('shows /?error=%s in words', async (code, words) => {
+    await page.goto(`${t.consoleOrigin}/?error=${encodeURIComponent(code)}`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(words);
+    expect(new URL(page.url()).search).toBe('');
+    if (code === 'invalid_state') await shot('05-error-invalid-state');
+  });
+});

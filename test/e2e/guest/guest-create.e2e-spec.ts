@@ -1,0 +1,184 @@
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { GuestApiError } from '../../../src/sdk/guest-client';
+import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+
+describe('POST /t/{tenantId}/guest', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMITS: 'off' });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  const flowId = () => `flw_${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')}`;
+  const post = (tenant: string, body: Record<string, unknown>, cookie?: string) => {
+    const req = w.t.auth().post(`/t/${tenant}/guest`);
+    return (cookie ? req.set('Cookie', cookie) : req).send(body);
+  };
+
+  it('answers 201 with every field, a refresh token for offline_access and an ID token for openid', async () => {
+    const res = await post('acme', { client_id: 'cli_game', browser_flow_id: flowId() }).expect(201);
+    expect(Object.keys(res.body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'session_id', 'token_type', 'upgrade_proof', 'user_id']);
+    expect(res.body).toMatchObject({
+      user_id: expect.stringMatching(/^usr_/),
+      session_id: expect.stringMatching(/^ses_/),
+      token_type: 'Bearer',
+      expires_in: 300,
+      scope: 'openid offline_access',
+      upgrade_proof: { proof_id: expect.stringMatching(/^prf_/), expires_in: 300 },
+    });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('gives a client without offline_access or openid neither refresh token nor ID token, and adds no scope', async () => {
+    const res = await post('acme', { client_id: 'cli_native', browser_flow_id: flowId() }).expect(201);
+    expect(res.body.refresh_token).toBeUndefined();
+    expect(res.body.id_token).toBeUndefined();
+    expect(res.body.scope).toBe('');
+  });
+
+  it('signs with ES256 under the tenant issuer, the client as audience, verifiable through the tenant JWKS', async () => {
+    const res = await post('acme', { client_id: 'cli_game', browser_flow_id: flowId() }).expect(201);
+    const discovery = (await w.t.auth().get('/t/acme/.well-known/openid-configuration').expect(200)).body;
+    expect(discovery.issuer).toBe(`${w.t.authOrigin}/t/acme`);
+    const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri as string));
+    const { payload, protectedHeader } = await jwtVerify(res.body.access_token, jwks, { issuer: discovery.issuer, audience: 'cli_game', algorithms: ['ES256'] });
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    expect(payload).toMatchObject({ sub: res.body.user_id, sid: res.body.session_id, token_use: 'access', client_id: 'cli_game', scope: 'openid offline_access' });
+    const id = await jwtVerify(res.body.id_token, jwks, { issuer: discovery.issuer, audience: 'cli_game' });
+    expect(id.payload.sub).toBe(res.body.user_id);
+    const keys = (await w.t.auth().get('/t/acme/.well-known/jwks.json').expect(200)).body.keys as Array<Record<string, unknown>>;
+    for (const k of keys) {
+      expect(k).toMatchObject({ kty: 'EC', alg: 'ES256' });
+      expect(k).not.toHaveProperty('d');
+    }
+    expect(decodeProtectedHeader(res.body.access_token).kid).toBe('test-es-1');
+  });
+
+  it('sets the host-only flow cookie when a flow starts, stores only its hash, and refuses the flow without it', async () => {
+    const id = flowId();
+    const res = await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(201);
+    const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`__Host-svc_flow_${id}=`)) as string;
+    expect(cookie).toMatch(/; Path=\/; /);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/Max-Age=3600/);
+    expect(cookie).not.toMatch(/Domain/i);
+    const value = cookie.split(';')[0]?.split('=')[1] as string;
+    expect(JSON.stringify(await w.t.redis.get(`gf:{${id}}`))).not.toContain(value);
+    const again = await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(403);
+    expect(again.body.error).toBe('forbidden');
+    const withCookie = await post('acme', { client_id: 'cli_game', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}`).expect(201);
+    expect(withCookie.headers['set-cookie']).toBeUndefined();
+    await post('acme', { client_id: 'cli_game', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}x`).expect(403);
+    // A flow belongs to its tenant.
+    await post('beta', { client_id: 'cli_beta', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}`).expect(403);
+  });
+
+  it('never takes a user id from the client', async () => {
+    const res = await post('acme', { client_id: 'cli_game', browser_flow_id: flowId(), user_id: 'usr_AAAAAAAAAAAAAAAAAAAAAA' }).expect(400);
+    expect(res.body.error).toBe('invalid_request');
+    const { rows } = await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE id = 'usr_AAAAAAAAAAAAAAAAAAAAAA'`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it.each([
+    ['an unknown tenant', 'nope', 'cli_game', 404, 'tenant_not_found'],
+    ['an inactive tenant', 'gone', 'cli_gone', 404, 'tenant_not_found'],
+    ['the control plane', 'control-plane', 'cli_console', 404, 'tenant_not_found'],
+    ['a disabled client', 'acme', 'cli_off', 400, 'invalid_client'],
+    ['an unknown client', 'acme', 'cli_nope', 400, 'invalid_client'],
+    ['another tenant’s client', 'acme', 'cli_beta', 400, 'invalid_client'],
+  ])('refuses %s', async (_n, tenant, client, status, error) => {
+    const before = (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n;
+    const res = await post(tenant, { client_id: client, browser_flow_id: flowId() }).expect(status);
+    expect(res.body.error).toBe(error);
+    expect((await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(before);
+  });
+
+  it.each([
+    ['a malformed flow id', { client_id: 'cli_game', browser_flow_id: 'flw_short' }],
+    ['a missing client id', { browser_flow_id: 'flw_AAAAAAAAAAAAAAAAAAAA' }],
+    ['an unknown field', { client_id: 'cli_game', browser_flow_id: 'flw_AAAAAAAAAAAAAAAAAAAA', scope: 'admin' }],
+  ])('refuses %s with 400 invalid_request', async (_n, body) => {
+    expect((await post('acme', body).expect(400)).body.error).toBe('invalid_request');
+  });
+
+  it('refuses guest tokens on every management route', async () => {
+    const created = await w.client().createGuest();
+    for (const [method, path] of [
+      ['get', '/management-auth/current'],
+      ['post', '/management-auth/revoke'],
+      ['get', '/management/tenants'],
+      ['get', '/management/tenants/acme'],
+      ['get', '/management/tenants/acme/clients'],
+    ] as const) {
+      const res = await w.t.auth()[method](path).set('Authorization', `Bearer ${created.access_token}`);
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 401, error: 'unauthorized' });
+    }
+    await w.t.auth().post('/management-auth/token').set('Authorization', `Bearer ${created.access_token}`).send({ grant_type: 'refresh_token', refresh_token: created.refresh_token }).expect(401);
+  });
+
+  it('rotates refresh tokens through the SDK; a replay revokes the session', async () => {
+    const client = w.client();
+    const created = await client.createGuest();
+    const rotated = await client.refresh();
+    expect(rotated.refresh_token).not.toBe(created.refresh_token);
+    expect(rotated.session_id).toBe(created.session_id);
+    const replay = await w.t.auth().post('/t/acme/token').type('form').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    await expect(client.refresh()).rejects.toMatchObject({ status: 400, code: 'invalid_grant' });
+    // The SDK dropped the dead refresh token from secure storage.
+    await expect(client.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+    const again = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${rotated.access_token}`).send({ client_id: 'cli_game', browser_flow_id: client.browserFlowId });
+    expect(again.status).toBe(401);
+  });
+
+  it('refuses a refresh token at another tenant or client', async () => {
+    const created = await w.client().createGuest();
+    await w.t.auth().post('/t/beta/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_beta' }).expect(400);
+    await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(200);
+  });
+
+  it('revokes by refresh or access token (RFC 7009) and answers 200 for unknown tokens', async () => {
+    const client = w.client();
+    await client.createGuest();
+    await client.createLinkingIntent();
+    await client.revoke();
+    const created = await w.client().createGuest();
+    await w.t.auth().post('/t/acme/revoke').type('form').send({ token: created.access_token, client_id: 'cli_game' }).expect(200);
+    await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(400);
+    expect((await w.t.auth().post('/t/acme/revoke').send({ token: 'nonsense', client_id: 'cli_game' }).expect(200)).body).toEqual({});
+  });
+
+  it('the SDK surfaces contract errors as GuestApiError', async () => {
+    const bad = w.client({ clientId: 'cli_off' });
+    const err = await bad.createGuest().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuestApiError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_client' });
+  });
+});
+
+describe('guest creation rate limits', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMIT_GUEST_CREATE_CLIENT_IP: '3/60', RATE_LIMIT_GUEST_CREATE_TENANT_IP: '5/60' });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  it('limits per tenant+client+IP and per tenant+IP, atomically, with Retry-After', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => w.client().createGuest().then(() => 201, (e: GuestApiError) => e.status)));
+    expect(results.filter((s) => s === 201)).toHaveLength(3);
+    expect(results.filter((s) => s === 429)).toHaveLength(5);
+    const other = await Promise.all(Array.from({ length: 3 }, () => w.client({ clientId: 'cli_native' }).createGuest().then(() => 201, (e: GuestApiError) => e.status)));
+    // The tenant+IP budget (5) is shared by both clients: 3 + 2 pass.
+    expect(other.filter((s) => s === 201)).toHaveLength(2);
+    const res = await w.t.auth().post('/t/acme/guest').send({ client_id: 'cli_native', browser_flow_id: 'flw_BBBBBBBBBBBBBBBBBBBBBB' }).expect(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // Another tenant has its own budgets.
+    await w.client({ tenantId: 'beta', clientId: 'cli_beta' }).createGuest();
+  });
+});

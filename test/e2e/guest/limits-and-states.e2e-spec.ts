@@ -1,0 +1,58 @@
+import { GuestApiError } from '../../../src/sdk/guest-client';
+import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+
+const status = (p: Promise<unknown>): Promise<number | string> => p.then(() => 200, (e: GuestApiError) => `${e.status} ${e.code}`);
+
+describe('guest abuse limits (spec 8) and account states', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMIT_GUEST_UPGRADE_SUBJECT: '2/60', RATE_LIMIT_TENANT_EMAIL_SEND: '2/60' });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  it('limits upgrade attempts per guest', async () => {
+    const c = w.client();
+    await c.createGuest();
+    await c.createLinkingIntent();
+    expect(await status(c.upgrade('prf_AAAAAAAAAAAAAAAAAAAAAA'))).toBe('400 invalid_proof');
+    expect(await status(c.upgrade('prf_AAAAAAAAAAAAAAAAAAAAAA'))).toBe('400 invalid_proof');
+    expect(await status(c.upgrade('prf_AAAAAAAAAAAAAAAAAAAAAA'))).toBe('429 rate_limited');
+    // Another guest has its own budget.
+    const other = w.client();
+    await other.createGuest();
+    expect(await status(other.upgrade('prf_AAAAAAAAAAAAAAAAAAAAAA'))).toBe('400 invalid_proof');
+  });
+
+  it('limits verification codes per address, and another tenant counts apart', async () => {
+    const c = w.client();
+    await c.createGuest();
+    expect(await status(c.startEmail('limited@example.com'))).toBe(200);
+    expect(await status(c.startEmail('limited@example.com'))).toBe(200);
+    expect(await status(c.startEmail('limited@example.com'))).toBe('429 rate_limited');
+    const beta = w.client({ tenantId: 'beta', clientId: 'cli_beta' });
+    await beta.createGuest();
+    expect(await status(beta.startEmail('limited@example.com'))).toBe(200);
+  });
+
+  it('an upgraded account is no longer a guest: no second linking intent', async () => {
+    const c = w.client();
+    await c.createGuest();
+    await c.createLinkingIntent();
+    await c.upgrade(await emailProof(w, c, 'once-only@example.com'));
+    expect(await status(c.createLinkingIntent())).toBe('400 invalid_proof');
+  });
+
+  it('a deactivated tenant stops guest creation and token refresh at once', async () => {
+    const c = w.client({ tenantId: 'beta', clientId: 'cli_beta' });
+    await c.createGuest();
+    await w.t.pg.query(`UPDATE tenants SET status = 'inactive' WHERE id = 'beta'`);
+    try {
+      expect(await status(w.client({ tenantId: 'beta', clientId: 'cli_beta' }).createGuest())).toBe('404 tenant_not_found');
+      expect(await status(c.refresh())).toBe('404 tenant_not_found');
+    } finally {
+      await w.t.pg.query(`UPDATE tenants SET status = 'active' WHERE id = 'beta'`);
+    }
+  });
+});

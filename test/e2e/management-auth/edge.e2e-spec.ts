@@ -1,0 +1,62 @@
+import { startTestApp, type TestApp } from '../../support/test-app';
+import request from 'supertest';
+
+describe('the edge: hosts, request ids, bodies, health', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('serves API paths only on the auth host and answers 404 not_found elsewhere', async () => {
+    const discovery = '/t/control-plane/.well-known/openid-configuration';
+    await t.auth().get(discovery).expect(200);
+    const onConsole = await t.console().get(discovery).expect(404);
+    expect(onConsole.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
+    await request(t.app.getHttpServer()).get(discovery).set('Host', 'evil.example').expect(404);
+    await request(t.app.getHttpServer()).get(discovery).set('Host', `localhost:${t.port + 1}`).expect(404);
+    await t.auth().get('/api/auth/current').expect(404);
+  });
+
+  it('ignores X-Forwarded-Host unless TRUST_PROXY is set', async () => {
+    await request(t.app.getHttpServer())
+      .get('/t/control-plane/.well-known/openid-configuration')
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', `localhost:${t.port}`)
+      .expect(404);
+  });
+
+  it('answers unknown routes in the error format', async () => {
+    const res = await t.auth().get('/management-auth/nothing-here').expect(404);
+    expect(res.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
+  });
+
+  it('echoes a valid X-Request-Id and mints one otherwise', async () => {
+    const echoed = await t.auth().get('/healthz').set('X-Request-Id', 'req-123.abc').expect(200);
+    expect(echoed.headers['x-request-id']).toBe('req-123.abc');
+    const minted = await t.auth().get('/healthz').set('X-Request-Id', 'bad id\twith spaces').expect(200);
+    expect(minted.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const none = await t.auth().get('/management-auth/current').expect(401);
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends no framework-identifying header', async () => {
+    const res = await t.auth().get('/healthz');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers.server).toBeUndefined();
+  });
+
+  it('refuses bodies over 16 KiB with 413 and malformed JSON with 400', async () => {
+    const big = await t.auth().post('/management-auth/revoke-session').set('Content-Type', 'application/json').send(JSON.stringify({ session_id: 'x'.repeat(17 * 1024) })).expect(413);
+    expect(big.body.error).toBe('payload_too_large');
+    const bad = await t.auth().post('/management-auth/revoke-session').set('Content-Type', 'application/json').send('{"session_id":').expect(400);
+    expect(bad.body.error).toBe('invalid_request');
+  });
+
+  it('reports liveness and readiness on every host', async () => {
+    expect((await t.auth().get('/healthz').expect(200)).body).toEqual({ status: 'ok' });
+    expect((await t.console().get('/readyz').expect(200)).body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up' } });
+  });
+});

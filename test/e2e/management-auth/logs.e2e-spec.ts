@@ -1,0 +1,54 @@
+import { callbackUri, confirmCode, emailPost, requestCode, startFlow, tokenRequest } from '../../support/management-flow';
+import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
+
+/** Logs are structured JSON with request ids and never hold a token, code, secret or email address. */
+describe('structured logs without secrets', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ LOG_LEVEL: 'trace', RATE_LIMITS: 'off' }, { logLines: lines });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('logs every request as JSON with its id, and none of the secrets that passed through', async () => {
+    const email = 'secret-person@studio.example';
+    const flow = await startFlow(t);
+    const emailCode = await requestCode(t, flow, email);
+    await emailPost(t, 'confirm', flow, { email, code: String((Number(emailCode) + 1) % 1e6).padStart(6, '0') }).expect(400);
+    const authorizationCode = await confirmCode(t, flow, email, emailCode);
+    const tokens = (
+      await tokenRequest(t, { grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(t), code_verifier: flow.pkce.verifier }).expect(200)
+    ).body as { access_token: string; refresh_token: string; session_id: string };
+    const refreshed = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200)).body as { refresh_token: string };
+    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
+    await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
+    await t.auth().post('/management-auth/revoke-session').set('Authorization', consoleBasic(t)).send({ session_id: tokens.session_id }).expect(200);
+    await t.auth().get('/management-auth/authorize').query({ client_id: 'cli_console', redirect_uri: callbackUri(t), state: 'STATE-VALUE-123', code_challenge: flow.pkce.challenge });
+
+    await new Promise((r) => setTimeout(r, 100));
+    const all = lines.join('');
+    const secrets = [
+      email,
+      emailCode,
+      authorizationCode,
+      tokens.access_token,
+      tokens.refresh_token.split('.')[1] as string,
+      refreshed.refresh_token.split('.')[1] as string,
+      t.config.consoleClientSecret,
+      flow.cookie.split('=')[1] as string,
+      flow.pkce.verifier,
+      'STATE-VALUE-123',
+      Buffer.from(`cli_console:${t.config.consoleClientSecret}`).toString('base64'),
+    ];
+    for (const secret of secrets) expect(all).not.toContain(secret);
+
+    const requestLogs = lines.map((l) => JSON.parse(l) as { req?: { id?: string; path?: string }; res?: { statusCode?: number } }).filter((l) => l.req && l.res);
+    expect(requestLogs.length).toBeGreaterThanOrEqual(8);
+    for (const l of requestLogs) {
+      expect(l.req?.id).toEqual(expect.any(String));
+      expect(l.req?.path).not.toContain('?');
+    }
+  });
+});

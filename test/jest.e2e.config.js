@@ -1,0 +1,10 @@
+module.exports = {
+  rootDir: '..',
+  testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+  transform: { '^.+\\.ts$': require('./jest.swc.js') },
+  testEnvironment: 'node',
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

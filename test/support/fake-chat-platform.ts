@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A platform account as `GET /users/@me` describes it. */
+export interface ChatUser {
+  readonly id: string;
+  readonly username: string;
+  readonly global_name?: string | null;
+  readonly email?: string | null;
+  /** Whether the platform verified the email; defaults to true when an email is given. */
+  readonly verified?: boolean;
+}
+
+/** The OAuth application the service is configured with (admin CLI `chat configure`). */
+export interface ChatApplication {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly redirectUri: string;
+}
+
+/** `hang` never answers token or user requests; `error500` answers them with 500. */
+export type ChatPlatformMode = 'normal' | 'hang' | 'error500';
+
+const MAX_BODY = 64 * 1024;
+
+/**
+ * A Discord-compatible OAuth 2.0 provider over real HTTP for tests (contract section 1):
+ * `POST {apiBase}/oauth2/token` (authorization_code grant) and `GET {apiBase}/users/@me`.
+ * Tests skip the browser: `registerUser` hands out the code the platform would have put on the
+ * redirect, and the test calls the service's callback with it.
+ */
+export class FakeChatPlatform {
+  readonly apiBase: string;
+  readonly authorizeUrl: string;
+  /** Query of the most recent `GET /oauth2/authorize` (empty until one arrives). */
+  lastAuthorizeQuery = new URLSearchParams();
+  tokenRequests = 0;
+  userRequests = 0;
+
+  private mode: ChatPlatformMode = 'normal';
+  private application: ChatApplication | null = null;
+  private readonly codes = new Map<string, ChatUser>();
+  private readonly tokens = new Map<string, ChatUser>();
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    port: number,
+  ) {
+    const origin = `http://127.0.0.1:${port}`;
+    this.apiBase = `${origin}/api/v10`;
+    this.authorizeUrl = `${origin}/oauth2/authorize`;
+  }
+
+  static async start(): Promise<FakeChatPlatform> {
+    const ref: { platform?: FakeChatPlatform } = {};
+    const server = createServer((req, res) => {
+      ref.platform?.handle(req, res).catch(() => {
+        if (!res.headersSent) json(res, 500, { message: '500: Internal Server Error', code: 0 });
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const platform = new FakeChatPlatform(server, (server.address() as AddressInfo).port);
+    ref.platform = platform;
+    // Tracked so stop() can cut connections that `hang` left open.
+    server.on('connection', (socket: Socket) => {
+      platform.sockets.add(socket);
+      socket.once('close', () => platform.sockets.delete(socket));
+    });
+    return platform;
+  }
+
+  setApplication(app: ChatApplication): void {
+    this.application = { ...app };
+  }
+
+  setMode(mode: ChatPlatformMode): void {
+    this.mode = mode;
+  }
+
+  /** A fresh one-time authorization code that signs in as `user`. */
+  registerUser(user: ChatUser): string {
+    const code = randomBytes(22).toString('base64url');
+    this.codes.set(code, { ...user });
+    return code;
+  }
+
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = `${req.method ?? ''} ${url.pathname}`;
+    switch (route) {
+      case 'GET /oauth2/authorize':
+        this.lastAuthorizeQuery = url.searchParams;
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><title>Authorize</title><p>Fake chat platform: authorize this application?</p>');
+        return;
+      case 'POST /api/v10/oauth2/token':
+        this.tokenRequests++;
+        if (this.faulted(res)) return;
+        return this.token(req, res);
+      case 'GET /api/v10/users/@me':
+        this.userRequests++;
+        if (this.faulted(res)) return;
+        return this.me(req, res);
+      default:
+        json(res, 404, { message: '404: Not Found', code: 0 });
+    }
+  }
+
+  /** Applies the fault mode; true when the request must get no normal answer. */
+  private faulted(res: ServerResponse): boolean {
+    if (this.mode === 'hang') return true; // never answered; the socket stays open until stop()
+    if (this.mode === 'error500') {
+      json(res, 500, { message: '500: Internal Server Error', code: 0 });
+      return true;
+    }
+    return false;
+  }
+
+  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+      return json(res, 400, { error: 'invalid_request', error_description: 'expected a form-encoded body' });
+    }
+    const form = new URLSearchParams(body);
+    const client = basicCredentials(req.headers.authorization) ?? {
+      id: form.get('client_id') ?? '',
+      secret: form.get('client_secret') ?? '',
+    };
+    const app = this.application;
+    if (!app || client.id !== app.clientId || client.secret !== app.clientSecret) {
+      return json(res, 401, { error: 'invalid_client' });
+    }
+    if (form.get('grant_type') !== 'authorization_code') {
+      return json(res, 400, { error: 'unsupported_grant_type' });
+    }
+    const code = form.get('code') ?? '';
+    const user = this.codes.get(code);
+    // A presented code is spent even when the rest of the request is wrong, as real providers do.
+    this.codes.delete(code);
+    if (!user || form.get('redirect_uri') !== app.redirectUri) {
+      return json(res, 400, { error: 'invalid_grant' });
+    }
+    const accessToken = randomBytes(22).toString('base64url');
+    this.tokens.set(accessToken, user);
+    json(res, 200, {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: 604800,
+      refresh_token: randomBytes(22).toString('base64url'),
+      scope: 'identify email',
+    });
+  }
+
+  private me(req: IncomingMessage, res: ServerResponse): void {
+    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+    const user = match ? this.tokens.get(match[1] ?? '') : undefined;
+    if (!user) return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    const email = user.email ?? null;
+    json(res, 200, {
+      id: user.id,
+      username: user.username,
+      global_name: user.global_name ?? null,
+      email,
+      verified: user.verified ?? email !== null,
+    });
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Client credentials from `Authorization: Basic`, form-decoded as RFC 6749 section 2.3.1 asks. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return { id: '', secret: '' };
+  const formDecode = (s: string): string => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return '';
+    }
+  };
+  return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}

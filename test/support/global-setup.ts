@@ -1,0 +1,11 @@
+import { tmpdir } from 'node:os';
+import { createTemplateDatabase } from './database';
+import { writeTestSecrets } from './test-secrets';
+
+/** Runs once per test run, before the workers start; they inherit this process's environment. */
+export default async function globalSetup(): Promise<void> {
+  process.env.SVC_TEST_RUN_ID = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+  process.env.SVC_TEST_SECRETS_FILE = `${tmpdir()}/svc-auth-test-secrets-${process.env.SVC_TEST_RUN_ID}.json`;
+  await writeTestSecrets();
+  await createTemplateDatabase();
+}

@@ -1,0 +1,63 @@
+import { ChatPlatformAppsRepository } from '../../src/directory/chat-platform-apps.repository';
+import { ClientsRepository } from '../../src/directory/clients.repository';
+import { TenantsRepository } from '../../src/directory/tenants.repository';
+import { GuestClient } from '../../src/sdk/guest-client';
+import { MemorySecureStorage } from '../../src/sdk/secure-storage';
+import { FakeChatPlatform } from './fake-chat-platform';
+import { startTestApp, type TestApp } from './test-app';
+
+export interface GuestWorld {
+  readonly t: TestApp;
+  readonly chat: FakeChatPlatform;
+  /** A guest client of tenant `acme` with the `cli_game` client (openid offline_access). */
+  client(opts?: { tenantId?: string; clientId?: string; browserFlowId?: string }): GuestClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Two tenants (`acme`, `beta`) with a browser client each allowed `openid offline_access`, a
+ * native client of acme allowed nothing extra, a disabled client, an inactive tenant, and the
+ * fake chat platform configured for acme.
+ */
+export async function startGuestWorld(overrides: Record<string, string> = {}): Promise<GuestWorld> {
+  const chat = await FakeChatPlatform.start();
+  const t = await startTestApp({ CHAT_PLATFORM_AUTHORIZE_URL: chat.authorizeUrl, CHAT_PLATFORM_API_BASE: chat.apiBase, ...overrides });
+  const tenants = t.app.get(TenantsRepository);
+  const clients = t.app.get(ClientsRepository);
+  for (const [id, name] of [['acme', 'Acme Games'], ['beta', 'Beta Studio'], ['gone', 'Gone Inc']] as const) await tenants.create(id, name, 'customer');
+  await tenants.setStatus('gone', 'inactive');
+  const client = (id: string, tenantId: string, type: 'browser' | 'native', scopes: string[], enabled = true) =>
+    clients.insert({ id, tenantId, name: id, type, enabled, scopes, redirectUris: [`https://play.${tenantId}.example/auth`], secretDigest: null });
+  await client('cli_game', 'acme', 'browser', ['openid', 'offline_access']);
+  await client('cli_native', 'acme', 'native', []);
+  await client('cli_off', 'acme', 'browser', ['openid'], false);
+  await client('cli_beta', 'beta', 'browser', ['openid', 'offline_access']);
+  await client('cli_gone', 'gone', 'browser', ['openid']);
+  const redirectUri = `${t.authOrigin}/t/acme/chat/callback`;
+  await t.app.get(ChatPlatformAppsRepository).configure({ tenantId: 'acme', clientId: 'chat-app-1', clientSecret: 'chat-secret-1', redirectUri });
+  chat.setApplication({ clientId: 'chat-app-1', clientSecret: 'chat-secret-1', redirectUri });
+  return {
+    t,
+    chat,
+    client: (opts = {}) =>
+      new GuestClient({
+        baseUrl: t.authOrigin,
+        tenantId: opts.tenantId ?? 'acme',
+        clientId: opts.clientId ?? 'cli_game',
+        storage: new MemorySecureStorage(),
+        ...(opts.browserFlowId ? { browserFlowId: opts.browserFlowId } : {}),
+      }),
+    async close() {
+      await t.close();
+      await chat.stop();
+    },
+  };
+}
+
+/** Email proof through the SDK, reading the code from the test SMTP server. */
+export async function emailProof(w: GuestWorld, client: GuestClient, email: string): Promise<string> {
+  const after = w.t.smtp.messages.length;
+  await client.startEmail(email);
+  const code = await w.t.smtp.waitForCode(email, { after });
+  return (await client.verifyEmail(email, code)).proof_id;
+}

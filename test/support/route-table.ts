@@ -1,0 +1,28 @@
+import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { POLICY_KEY } from '../../src/http/policy.decorator';
+
+/** Every route of the app as `METHOD /path -> policy`, sorted, read from Nest's metadata. */
+export function routeTable(app: INestApplication): string[] {
+  const rows: string[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const ctor = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
+      if (!ctor) continue;
+      const base = String(Reflect.getMetadata(PATH_METADATA, ctor) ?? '');
+      const proto = ctor.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const handler = proto[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const path: unknown = Reflect.getMetadata(PATH_METADATA, handler);
+        if (typeof path !== 'string') continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+        const policy: unknown = Reflect.getMetadata(POLICY_KEY, handler) ?? Reflect.getMetadata(POLICY_KEY, ctor) ?? 'NONE (denied)';
+        const full = `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
+        rows.push(`${method} ${full} -> ${String(policy)}`);
+      }
+    }
+  }
+  return rows.sort();
+}

@@ -1,0 +1,109 @@
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { ConfigError, loadConfig } from '../../src/config/config';
+
+const rsa = { kty: 'RSA', alg: 'RS256', kid: 'r1', n: 'x', e: 'AQAB', d: 'y' };
+const ec = { kty: 'EC', crv: 'P-256', alg: 'ES256', kid: 'e1', x: 'x', y: 'y', d: 'z' };
+const SECRET_VALUE = 'a-very-secret-value-that-must-never-be-printed-123456';
+
+function env(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    AUTH_ORIGIN: 'http://localhost:3000',
+    CONSOLE_ORIGIN: 'http://127.0.0.1:3000',
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    CONSOLE_CLIENT_ID: 'cli_console',
+    CONSOLE_CLIENT_SECRET: SECRET_VALUE,
+    CONSOLE_SESSION_KEY: Buffer.alloc(32, 7).toString('base64url'),
+    PRIVACY_KEY: Buffer.alloc(32, 9).toString('base64url'),
+    SIGNING_KEYS: JSON.stringify({ keys: [rsa, ec] }),
+    ...overrides,
+  };
+}
+
+function problemsOf(e: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(e);
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.problems];
+    throw err;
+  }
+  return [];
+}
+
+describe('configuration (contract section 1)', () => {
+  it('accepts a complete environment with spec defaults', () => {
+    const c = loadConfig(env());
+    expect(c.port).toBe(3000);
+    expect(c.ttl).toEqual({
+      managementAccessToken: 300,
+      emailCode: 600,
+      emailCodeMaxAttempts: 5,
+      consoleSessionIdle: 28800,
+      consoleSessionAbsolute: 86400,
+      guestAccessToken: 300,
+      upgradeProof: 300,
+      providerProof: 300,
+      linkingIntent: 600,
+    });
+    expect(c.rateLimits.enabled).toBe(true);
+  });
+
+  it.each(['AUTH_ORIGIN', 'CONSOLE_ORIGIN', 'DATABASE_URL', 'REDIS_URL', 'CONSOLE_CLIENT_ID', 'CONSOLE_CLIENT_SECRET', 'CONSOLE_SESSION_KEY', 'PRIVACY_KEY', 'SIGNING_KEYS'])(
+    'names a missing %s',
+    (name) => {
+      expect(problemsOf(env({ [name]: undefined }))).toContain(`${name}: required`);
+    },
+  );
+
+  it('never prints a secret value in its messages', () => {
+    const e = env({ CONSOLE_SESSION_KEY: SECRET_VALUE, PRIVACY_KEY: 'short', AUTH_ORIGIN: 'not a url' });
+    try {
+      loadConfig(e);
+      throw new Error('expected failure');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).not.toContain(SECRET_VALUE);
+      expect((err as Error).message).not.toContain('short');
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['AUTH_ORIGIN', 'CONSOLE_SESSION_KEY', 'PRIVACY_KEY']);
+    }
+  });
+
+  it('reads secrets from NAME_FILE', () => {
+    const path = `${tmpdir()}/svc-cfg-${process.pid}`;
+    writeFileSync(path, `${SECRET_VALUE}-from-file\n`);
+    const c = loadConfig(env({ CONSOLE_CLIENT_SECRET: undefined, CONSOLE_CLIENT_SECRET_FILE: path }));
+    expect(c.consoleClientSecret).toBe(`${SECRET_VALUE}-from-file`);
+    unlinkSync(path);
+  });
+
+  it('refuses lifetimes longer than the spec but accepts shorter ones', () => {
+    expect(problemsOf(env({ EMAIL_CODE_TTL: '601' }))).toEqual(['EMAIL_CODE_TTL: must be an integer from 1 to 600']);
+    expect(loadConfig(env({ EMAIL_CODE_TTL: '30' })).ttl.emailCode).toBe(30);
+  });
+
+  it('requires CONSOLE_SESSION_KEY to be exactly 32 bytes of base64url', () => {
+    expect(problemsOf(env({ CONSOLE_SESSION_KEY: Buffer.alloc(31).toString('base64url') }))).toEqual([
+      'CONSOLE_SESSION_KEY: must be base64url of exactly 32 random bytes',
+    ]);
+  });
+
+  it('refuses RATE_LIMITS=off and MAIL_TRANSPORT=log in production', () => {
+    expect(problemsOf(env({ NODE_ENV: 'production', RATE_LIMITS: 'off', MAIL_TRANSPORT: 'log' })).map((p) => p.split(':')[0]).sort()).toEqual([
+      'MAIL_TRANSPORT',
+      'RATE_LIMITS',
+    ]);
+    expect(loadConfig(env({ NODE_ENV: 'development', RATE_LIMITS: 'off' })).rateLimits.enabled).toBe(false);
+  });
+
+  it('requires an RS256 key for the control plane and an ES256 key for customers', () => {
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [ec] }) }))).toContain('SIGNING_KEYS: needs an RS256 key for the control plane');
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa] }) }))).toContain('SIGNING_KEYS: needs an ES256 key for customer tokens');
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa, { ...rsa }, ec] }) }))).toContain('SIGNING_KEYS: key 1 repeats a kid');
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [{ ...rsa, d: undefined }, ec] }) }))[0]).toMatch(/key 0 must be a private/);
+  });
+
+  it('validates origins as bare origins', () => {
+    expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual(['AUTH_ORIGIN: must be a bare origin such as https://auth.example.com']);
+  });
+});

@@ -1,0 +1,61 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { AppError } from '../../src/http/app-error';
+import { AuthenticatorRegistry } from '../../src/http/authenticator-registry';
+import { UsePolicy } from '../../src/http/policy.decorator';
+import { PolicyGuard } from '../../src/http/policy.guard';
+import type { RequestWithPrincipal } from '../../src/http/principal';
+
+class Routes {
+  undeclared(): void {}
+  @UsePolicy('public') open(): void {}
+  @UsePolicy('bearer:guest') unregistered(): void {}
+  @UsePolicy('bearer:management') management(): void {}
+}
+
+function contextFor(handler: keyof Routes, req: RequestWithPrincipal): ExecutionContext {
+  return {
+    getHandler: () => Routes.prototype[handler],
+    getClass: () => Routes,
+    switchToHttp: () => ({ getRequest: () => req }),
+  } as unknown as ExecutionContext;
+}
+
+describe('PolicyGuard: deny by default', () => {
+  const registry = new AuthenticatorRegistry();
+  registry.register({
+    policy: 'bearer:management',
+    authenticate: (req: Request) =>
+      req.headers.authorization === 'ok'
+        ? Promise.resolve({ kind: 'management', userId: 'usr_1', sessionId: 'ses_1', email: 'a@b', scope: [] })
+        : Promise.reject(new AppError('unauthorized')),
+  });
+  const guard = new PolicyGuard(new Reflector(), registry);
+  const req = (headers: Record<string, string> = {}): RequestWithPrincipal => ({ headers, path: '/x' }) as unknown as RequestWithPrincipal;
+
+  it('denies a route that declares no policy', async () => {
+    await expect(guard.canActivate(contextFor('undeclared', req()))).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('denies a policy with no registered authenticator', async () => {
+    await expect(guard.canActivate(contextFor('unregistered', req()))).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('lets public routes through with an anonymous principal', async () => {
+    const r = req();
+    await expect(guard.canActivate(contextFor('open', r))).resolves.toBe(true);
+    expect(r.principal).toEqual({ kind: 'anonymous' });
+  });
+
+  it('hands the authenticator principal to the route, or its error to the caller', async () => {
+    const r = req({ authorization: 'ok' });
+    await expect(guard.canActivate(contextFor('management', r))).resolves.toBe(true);
+    expect(r.principal).toMatchObject({ kind: 'management', userId: 'usr_1' });
+    await expect(guard.canActivate(contextFor('management', req()))).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
+  it('refuses to register two authenticators for one policy', () => {
+    expect(() => registry.register({ policy: 'bearer:management', authenticate: () => Promise.reject(new Error('x')) })).toThrow(/twice/);
+  });
+});
