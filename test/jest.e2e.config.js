@@ -1,7 +1,7 @@
 module.exports = {
   rootDir: '..',
   testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-  transform: { '^.+\\.ts$': require('./jest.swc.js') },
+  transform: { '^.+\\.ts$': require('./jest.transform.js') },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,6 +1,6 @@
 module.exports = {
   rootDir: '..',
   testMatch: ['<rootDir>/test/unit/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': require('./jest.swc.js') },
+  transform: { '^.+\\.ts$': require('./jest.transform.js') },
   testEnvironment: 'node',
 };
