@@ -11,6 +11,14 @@ export function templateDb(): string {
   return `svc_test_template_${run}`;
 }
 
+const STALE_AFTER_MS = 3 * 60 * 60 * 1000;
+
+/** The run id starts with the run's start time (8 base-36 digits, see global-setup.ts). */
+function runStartedAt(template: string): number {
+  const started = parseInt(template.slice('svc_test_template_'.length, 'svc_test_template_'.length + 8), 36);
+  return Number.isFinite(started) ? started : 0;
+}
+
 async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
   const c = new Client({ connectionString: `${PG_BASE}/postgres` });
   await c.connect();
@@ -25,9 +33,10 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 export async function createTemplateDatabase(): Promise<void> {
   const template = templateDb();
   await admin(async (c) => {
-    // Templates of earlier runs that ended abruptly are removed too.
-    const stale = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'svc_test_template_%' AND datname <> $1`, [template]);
-    for (const { datname } of stale.rows) {
+    // Templates of earlier runs that ended abruptly are removed too, once they are old enough
+    // that no run still in progress can be copying from them.
+    const others = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'svc_test_template_%' AND datname <> $1`, [template]);
+    for (const { datname } of others.rows.filter((row) => runStartedAt(row.datname) < Date.now() - STALE_AFTER_MS)) {
       await c.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
     }
     await c.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
