@@ -2,15 +2,7 @@ import { Client } from 'pg';
 import { PG_BASE } from '../../support/database';
 import { PrivateRedis } from '../../support/private-redis';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-
-async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() - started > withinMs) throw new Error(`not recovered within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { eventually } from '../../support/eventually';
 
 const countUsers = async (w: GuestWorld): Promise<number> => (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
 

@@ -3,15 +3,7 @@ import { PG_BASE } from '../../support/database';
 import { callbackUri, confirmCode, emailPost, requestCode, signIn, startFlow, tokenRequest } from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
 import { startTestApp, type TestApp } from '../../support/test-app';
-
-async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await check().catch(() => false)) return Date.now() - started;
-    if (Date.now() - started > withinMs) throw new Error(`not recovered within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { eventually } from '../../support/eventually';
 
 /** Spec 1.6: with the session authority or the database away, no token is issued: 503, then recovery. */
 describe('fail closed when Redis is unavailable', () => {
