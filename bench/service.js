@@ -197,13 +197,18 @@ async function startService() {
  * token from the pool and puts the rotated one back, so every token is used exactly once.
  */
 function refreshChainRequest(ctx, pool) {
+  const takeToken = (tokens) => {
+    const token = tokens.pop();
+    if (token === undefined) throw new Error('the refresh chain pool ran dry: every chain was cut');
+    return token;
+  };
   const host = new URL(ctx.authOrigin).host;
   return {
     method: 'POST',
     setupRequest: (req) => ({
       ...req,
       headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded', host },
-      body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(pool.pop())}`,
+      body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(takeToken(pool))}`,
     }),
     onResponse: (status, body) => {
       if (status === 200) pool.unshift(JSON.parse(body).refresh_token);
