@@ -27,7 +27,9 @@ async function measure(name, opts, serverPid) {
   // A discarded warm-up of WARMUP_REQUESTS first: steady state is what an operator runs in
   // (JIT-compiled code, warm caches, and Node's check of the deprecated Buffer() constructor that
   // passport-http calls, which walks the stack on each call until it has run 10,000 times).
-  await cannon({ ...(typeof opts === 'function' ? opts() : opts), amount: WARMUP_REQUESTS });
+  const warm = await cannon({ ...(typeof opts === 'function' ? opts() : opts), amount: WARMUP_REQUESTS });
+  const warmFailures = warm.non2xx + warm.errors + warm.timeouts;
+  if (warmFailures > 0) log(`${name}: ${warmFailures} failed requests during the warm-up (status ${JSON.stringify(warm.statusCodeStats)})`);
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     const cpuBefore = cpuSeconds(serverPid);
