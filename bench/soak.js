@@ -16,13 +16,31 @@ function rssMb(pid) {
 
 async function main() {
   const { ctx, pid, stop } = await startService();
-  const session = await apiSignIn(ctx, 'soak-0@bench.example');
+  // Access tokens live 5 minutes: like a real client, the soak refreshes its token every minute.
+  let session = await apiSignIn(ctx, 'soak-0@bench.example');
+  const refresher = setInterval(() => {
+    fetch(`${ctx.authOrigin}/management-auth/token`, {
+      method: 'POST',
+      headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: session.refresh_token }),
+    })
+      .then(async (res) => {
+        if (res.status !== 200) throw new Error(`refresh answered ${res.status}`);
+        session = await res.json();
+      })
+      .catch((err) => log(`token refresh failed: ${err.message}`));
+  }, 60_000);
   const pool = [];
   for (let i = 0; i < 30; i++) pool.push((await apiSignIn(ctx, `soak-chain-${i}@bench.example`)).refresh_token);
 
   const common = { duration: SECONDS, connections: 10 };
   const runs = [
-    autocannon({ ...common, url: `${ctx.authOrigin}/management-auth/current`, overallRate: 300, headers: { authorization: `Bearer ${session.access_token}` } }),
+    autocannon({
+      ...common,
+      url: `${ctx.authOrigin}/management-auth/current`,
+      overallRate: 300,
+      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${session.access_token}` } }) }],
+    }),
     autocannon({
       ...common,
       url: `${ctx.authOrigin}/management-auth/token`,
@@ -47,6 +65,7 @@ async function main() {
     log(`t=${samples.at(-1).t}s rss=${samples.at(-1).rss.toFixed(1)} MB sign-ins=${signIns} errors=${signInErrors}`);
   }
   const results = await Promise.all(runs);
+  clearInterval(refresher);
   await signInLoop;
   await stop();
 
@@ -57,7 +76,9 @@ async function main() {
   const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
   const middle = avg(samples.slice(third, 2 * third));
   const last = avg(samples.slice(-third));
-  console.log(`\nsoak ${SECONDS} s: ${results.map((r) => `${r.requests.total} req`).join(', ')}, ${signIns} sign-ins, ${errors} errors`);
+  const names = ['current', 'refresh'];
+  const detail = results.map((r, i) => `${names[i]} ${r.requests.total} req (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, status ${JSON.stringify(r.statusCodeStats)})`);
+  console.log(`\nsoak ${SECONDS} s: ${detail.join('; ')}; ${signIns} sign-ins (${signInErrors} failed); ${errors} errors`);
   console.log(`rss samples (MB): ${samples.map((s) => s.rss.toFixed(0)).join(' ')}`);
   console.log(`rss middle third ${middle.toFixed(1)} MB, last third ${last.toFixed(1)} MB (${(((last - middle) / middle) * 100).toFixed(1)} %)`);
   const flat = last <= middle * 1.1;

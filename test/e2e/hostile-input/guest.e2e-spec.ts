@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { GuestClient } from '../../../src/sdk/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { stateSnapshot } from '../../support/state-snapshot';
 
 /** Hostile bodies and headers over every guest JSON endpoint: never a 5xx, never a state change. */
 const SEED = 4242;
@@ -35,11 +36,7 @@ describe('hostile input: guest API', () => {
     await w.close();
   });
 
-  async function snapshot(): Promise<string> {
-    const keys = (await w.t.redisKeys()).sort();
-    const rows = await w.t.pg.query('SELECT (SELECT count(*) FROM users) u, (SELECT count(*) FROM identities) i, (SELECT count(*) FROM sessions) s, (SELECT count(*) FROM audit_events) a');
-    return JSON.stringify({ keys, rows: rows.rows });
-  }
+  const snapshot = (): Promise<string> => stateSnapshot(w.t);
 
   it.each(['guest', 'email/start', 'email/verify', 'sign-in', 'token', 'revoke', 'guest/linking-intent', 'guest/upgrade'])('POST /t/acme/%s answers every hostile body with a 4xx in the error shape', async (path) => {
     const before = await snapshot();

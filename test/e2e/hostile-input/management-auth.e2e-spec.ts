@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { startFlow, type StartedFlow } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
+import { stateSnapshot } from '../../support/state-snapshot';
 
 /**
  * Property-based hostile input over the management-auth endpoints: random, malformed, oversized,
@@ -48,11 +49,7 @@ describe('hostile input: management-auth', () => {
     await t.close();
   });
 
-  async function snapshot(): Promise<string> {
-    const keys = (await t.redisKeys()).sort();
-    const rows = await t.pg.query('SELECT (SELECT count(*) FROM users) u, (SELECT count(*) FROM identities) i, (SELECT count(*) FROM sessions) s');
-    return JSON.stringify({ keys, rows: rows.rows });
-  }
+  const snapshot = (): Promise<string> => stateSnapshot(t);
 
   function expectContractError(res: { status: number; body: unknown; headers: Record<string, string> }): void {
     expect(res.status).toBeLessThan(500);
