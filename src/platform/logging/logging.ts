@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
@@ -22,7 +23,8 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
   const options: Params['pinoHttp'] = {
     level: config.logLevel,
     genReqId: (req, res) => requestId(req, res),
-    customProps: () => ({ service: 'svc-auth' }),
+    // On the root logger, not pino-http's customProps, which would add a child logger per request.
+    base: { pid: process.pid, hostname: hostname(), service: 'svc-auth' },
     serializers: {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

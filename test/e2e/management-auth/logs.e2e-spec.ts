@@ -44,7 +44,10 @@ describe('structured logs without secrets', () => {
     ];
     for (const secret of secrets) expect(all).not.toContain(secret);
 
-    const requestLogs = lines.map((l) => JSON.parse(l) as { req?: { id?: string; path?: string }; res?: { statusCode?: number } }).filter((l) => l.req && l.res);
+    const parsed = lines.map((l) => JSON.parse(l) as { service?: string; pid?: number; req?: { id?: string; path?: string }; res?: { statusCode?: number } });
+    // Every line, request or not, names the service and the process that wrote it.
+    for (const l of parsed) expect(l).toMatchObject({ service: 'svc-auth', pid: process.pid });
+    const requestLogs = parsed.filter((l) => l.req && l.res);
     expect(requestLogs.length).toBeGreaterThanOrEqual(8);
     for (const l of requestLogs) {
       expect(l.req?.id).toEqual(expect.any(String));
