@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { decodeProtectedHeader } from 'jose';
-import { signIn, tokenRequest } from '../../support/management-flow';
+import { callbackUri, emailPost, requestCode, signIn, startFlow, tokenRequest } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 import { readTestSecrets } from '../../support/test-secrets';
 
@@ -31,9 +31,26 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     await a.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
   });
 
+  it('shares one-time records: an email code and an authorization code are each redeemed once across both', async () => {
+    const email = 'two-once@studio.example';
+    const flow = await startFlow(a);
+    const code = await requestCode(a, flow, email);
+    const confirms = await Promise.all(Array.from({ length: 10 }, (_, i) => emailPost(i % 2 === 0 ? a : b, 'confirm', flow, { email, code })));
+    expect(confirms.map((r) => r.status).sort()).toEqual([200, ...Array<number>(9).fill(400)]);
+    const won = confirms.find((r) => r.status === 200);
+    const authorizationCode = new URL(won?.body.redirect_to as string).searchParams.get('code') as string;
+    const body = { grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(a), code_verifier: flow.pkce.verifier };
+    const exchanges = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenRequest(i % 2 === 0 ? a : b, body)));
+    expect(exchanges.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+    expect(exchanges.every((r) => r.status === 200 || r.status === 400)).toBe(true);
+    // A replay through either instance is seen by both: whatever the code issued is revoked.
+    for (const r of exchanges.filter((x) => x.status === 200)) {
+      await a.auth().get('/management-auth/current').set('Authorization', `Bearer ${r.body.access_token as string}`).expect(401);
+    }
+  });
+
   it('shares rate limits between instances', async () => {
     const email = 'shared-limit@studio.example';
-    const { startFlow, emailPost } = await import('../../support/management-flow');
     await emailPost(a, 'start', await startFlow(a), { email }).expect(202);
     await emailPost(b, 'start', await startFlow(b), { email }).expect(202);
     await emailPost(a, 'start', await startFlow(a), { email }).expect(202);
