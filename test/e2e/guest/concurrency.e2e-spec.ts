@@ -1,5 +1,6 @@
 import type { GuestClient } from '../../../src/sdk/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { startTestApp } from '../../support/test-app';
 
 /** Spec 4.3 rules 2 and 6 under concurrency: consumed once, attached at most once, no 500, no orphans. */
 describe('guest upgrade under concurrency', () => {
@@ -42,6 +43,30 @@ describe('guest upgrade under concurrency', () => {
       [created.user_id],
     );
     expect(provisional.rows).toEqual([{ status: 'deactivated', identities: 0 }]);
+  });
+
+  it('split between two instances sharing PostgreSQL and Redis, 20 parallel upgrades with one proof: exactly one succeeds', async () => {
+    const second = await startTestApp({ RATE_LIMITS: 'off' }, { shareWith: w.t });
+    try {
+      const c = w.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      const proof = await emailProof(w, c, 'two-instances@example.com');
+      const send = (i: number) =>
+        (i % 2 === 0 ? w.t : second)
+          .auth()
+          .post('/t/acme/guest/upgrade')
+          .set('Authorization', `Bearer ${created.access_token}`)
+          .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+          .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof });
+      const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.every((s) => s === 200 || s === 400 || s === 401)).toBe(true);
+      const identities = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider_subject = 'two-instances@example.com'`);
+      expect(identities.rows).toEqual([{ user_id: created.user_id }]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('two guests racing for one new email: the credential is attached exactly once, no orphaned rows', async () => {
