@@ -27,13 +27,14 @@ async function measure(name, opts, serverPid) {
   // A discarded warm-up of WARMUP_REQUESTS first: steady state is what an operator runs in
   // (JIT-compiled code, warm caches, and Node's check of the deprecated Buffer() constructor that
   // passport-http calls, which walks the stack on each call until it has run 10,000 times).
-  const warm = await cannon({ ...(typeof opts === 'function' ? opts() : opts), amount: WARMUP_REQUESTS });
+  const optsOfRun = () => (typeof opts === 'function' ? opts() : opts);
+  const warm = await cannon({ ...optsOfRun(), amount: WARMUP_REQUESTS });
   const warmFailures = warm.non2xx + warm.errors + warm.timeouts;
   if (warmFailures > 0) log(`${name}: ${warmFailures} failed requests during the warm-up (status ${JSON.stringify(warm.statusCodeStats)})`);
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     const cpuBefore = cpuSeconds(serverPid);
-    const r = await cannon(typeof opts === 'function' ? opts() : opts);
+    const r = await cannon(optsOfRun());
     const cpu = (cpuSeconds(serverPid) - cpuBefore) / r.duration;
     runs.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpu });
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CONSOLE_COOKIE, FLOW_COOKIE, consoleSignIn, consoleStart, setCookieLine, type ConsoleSession } from '../../support/console-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
-import { stateSnapshot } from '../../support/state-snapshot';
+import { expectContractError, headerSafe, stateSnapshot } from '../../support/hostile-input';
 
 /**
  * Property-based hostile input over the console BFF: the headers it parses (Cookie, Origin, Host)
@@ -11,10 +11,6 @@ import { stateSnapshot } from '../../support/state-snapshot';
 const SEED = 20261123;
 const RUNS = 30;
 jest.setTimeout(120_000);
-
-function headerSafe(v: string): boolean {
-  return /^[\t\x20-\x7e\x80-\xff]*$/.test(v);
-}
 
 const cookieValue = fc.oneof(
   fc.string({ maxLength: 200 }),
@@ -39,16 +35,9 @@ describe('hostile input: console BFF', () => {
     await t.close();
   });
 
-  const snapshot = (): Promise<string> => stateSnapshot(t);
-
-  function expectContractError(res: { status: number; body: unknown; headers: Record<string, string> }, status: number): void {
-    expect(res.status).toBe(status);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: expect.stringMatching(/^[a-z_]+$/), error_description: expect.any(String) });
-  }
 
   it('answers random Cookie headers on session routes with 401 unauthorized and changes nothing', async () => {
-    const before = await snapshot();
+    const before = await stateSnapshot(t);
     await fc.assert(
       fc.asyncProperty(cookieHeader, fc.constantFrom('/api/auth/current', '/api/management/tenants', '/api/management/tenants/acme/clients'), async (cookie, path) => {
         fc.pre(headerSafe(cookie));
@@ -58,12 +47,12 @@ describe('hostile input: console BFF', () => {
       }),
       { seed: SEED, numRuns: RUNS * 2 },
     );
-    expect(await snapshot()).toBe(before);
+    expect(await stateSnapshot(t)).toBe(before);
     await t.console().get('/api/auth/current').set('Cookie', session.cookie).expect(200);
   });
 
   it('answers random Origin headers on the state-changing POSTs with 403 and keeps the session', async () => {
-    const before = await snapshot();
+    const before = await stateSnapshot(t);
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.string({ maxLength: 120 }), fc.webUrl(), fc.constantFrom('null', t.consoleOrigin + '/', t.authOrigin, t.consoleOrigin.toUpperCase())), async (origin) => {
         fc.pre(headerSafe(origin) && origin !== t.consoleOrigin);
@@ -75,7 +64,7 @@ describe('hostile input: console BFF', () => {
       }),
       { seed: SEED, numRuns: RUNS },
     );
-    expect(await snapshot()).toBe(before);
+    expect(await stateSnapshot(t)).toBe(before);
     await t.console().get('/api/auth/current').set('Cookie', session.cookie).expect(200);
   });
 
@@ -84,7 +73,7 @@ describe('hostile input: console BFF', () => {
   });
 
   it('answers random callback queries and flow cookies with the error redirect, never a session, changing nothing', async () => {
-    const before = await snapshot();
+    const before = await stateSnapshot(t);
     await fc.assert(
       fc.asyncProperty(callbackQuery, fc.option(cookieValue), async (query, flowCookie) => {
         fc.pre(flowCookie === null || headerSafe(flowCookie));
@@ -96,7 +85,7 @@ describe('hostile input: console BFF', () => {
       }),
       { seed: SEED, numRuns: RUNS * 2 },
     );
-    expect(await snapshot()).toBe(before);
+    expect(await stateSnapshot(t)).toBe(before);
   });
 
   it('a real pending sign-in with a random code or state never yields a console session', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { GuestClient } from '../../../src/sdk/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-import { stateSnapshot } from '../../support/state-snapshot';
+import { stateSnapshot } from '../../support/hostile-input';
 
 /** Hostile bodies and headers over every guest JSON endpoint: never a 5xx, never a state change. */
 const SEED = 4242;
@@ -36,10 +36,8 @@ describe('hostile input: guest API', () => {
     await w.close();
   });
 
-  const snapshot = (): Promise<string> => stateSnapshot(w.t);
-
   it.each(['guest', 'email/start', 'email/verify', 'sign-in', 'token', 'revoke', 'guest/linking-intent', 'guest/upgrade'])('POST /t/acme/%s answers every hostile body with a 4xx in the error shape', async (path) => {
-    const before = await snapshot();
+    const before = await stateSnapshot(w.t);
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), async (body, withToken) => {
         // Bodies that happen to be valid guest creations legitimately create a guest; skip those.
@@ -53,7 +51,7 @@ describe('hostile input: guest API', () => {
       }),
       { seed: SEED, numRuns: RUNS },
     );
-    expect(await snapshot()).toBe(before);
+    expect(await stateSnapshot(w.t)).toBe(before);
   });
 
   it('answers hostile tenant ids and Authorization headers without a 5xx', async () => {

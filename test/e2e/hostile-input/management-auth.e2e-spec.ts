@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { startFlow, type StartedFlow } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
-import { stateSnapshot } from '../../support/state-snapshot';
+import { expectContractError, headerSafe, stateSnapshot } from '../../support/hostile-input';
 
 /**
  * Property-based hostile input over the management-auth endpoints: random, malformed, oversized,
@@ -34,10 +34,6 @@ const rawBodies = fc.oneof(
   fc.constantFrom(Buffer.from([0xc3, 0x28]), Buffer.from([0xff, 0xfe, 0x7b]), Buffer.from('{"flow_id": "\ud800"}'), Buffer.from('{"a":1,"a":2}')),
 );
 
-function headerSafe(v: string): boolean {
-  return /^[\t\x20-\x7e\x80-\xff]*$/.test(v);
-}
-
 describe('hostile input: management-auth', () => {
   let t: TestApp;
   let flow: StartedFlow;
@@ -49,14 +45,6 @@ describe('hostile input: management-auth', () => {
     await t.close();
   });
 
-  const snapshot = (): Promise<string> => stateSnapshot(t);
-
-  function expectContractError(res: { status: number; body: unknown; headers: Record<string, string> }): void {
-    expect(res.status).toBeLessThan(500);
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: expect.stringMatching(/^[a-z_]+$/), error_description: expect.any(String) });
-  }
 
   const endpoints: Array<[string, string, Record<string, string>, string[]]> = [
     ['email/start', '/management-auth/email/start', {}, ['flow_id', 'email']],
@@ -73,25 +61,25 @@ describe('hostile input: management-auth', () => {
     };
 
     it('answers random JSON values with a 4xx in the error shape and changes nothing', async () => {
-      const before = await snapshot();
+      const before = await stateSnapshot(t);
       await fc.assert(
         fc.asyncProperty(fc.oneof(jsonish, fieldsLike(fields), fieldsLike([...fields, 'extra'])), async (body) => {
           expectContractError(await post(body));
         }),
         { seed: SEED, numRuns: RUNS },
       );
-      expect(await snapshot()).toBe(before);
+      expect(await stateSnapshot(t)).toBe(before);
     });
 
     it('answers raw, truncated and non-UTF-8 bodies with a 4xx', async () => {
-      const before = await snapshot();
+      const before = await stateSnapshot(t);
       await fc.assert(
         fc.asyncProperty(rawBodies, async (body) => {
           expectContractError(await post(body, true));
         }),
         { seed: SEED, numRuns: RUNS },
       );
-      expect(await snapshot()).toBe(before);
+      expect(await stateSnapshot(t)).toBe(before);
     });
   });
 
@@ -118,7 +106,7 @@ describe('hostile input: management-auth', () => {
   });
 
   it('answers random Origin and Cookie headers on the email endpoints with 403 or 400', async () => {
-    const before = await snapshot();
+    const before = await stateSnapshot(t);
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 120 }), fc.string({ maxLength: 300 }), async (origin, cookie) => {
         fc.pre(headerSafe(origin) && headerSafe(cookie) && origin !== t.authOrigin);
@@ -128,7 +116,7 @@ describe('hostile input: management-auth', () => {
       }),
       { seed: SEED, numRuns: RUNS * 2 },
     );
-    expect(await snapshot()).toBe(before);
+    expect(await stateSnapshot(t)).toBe(before);
   });
 
   it('answers random Host headers with 404 not_found', async () => {
