@@ -189,7 +189,7 @@ async function startService() {
   // taskset execs node in place, so the child's pid is the server's.
   const pid = server.pid;
   const ctx = { authOrigin, consoleOrigin, smtp, basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}` };
-  return { ctx, pid, cores, secrets, stop: async () => { stop(); await stopped; await smtp.close(); } };
+  return { ctx, pid, cores, secrets, env, stop: async () => { stop(); await stopped; await smtp.close(); } };
 }
 
 /**
