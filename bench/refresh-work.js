@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The refresh grant's own work without HTTP: the service's SessionStore rotation script in Redis
-// and its ManagementTokens signing through jose, 50 chains at once, as the benchmark drives the
-// route. `npm run bench` runs this pinned to the server's core and prints the ceiling it sets on
-// the refresh ratio: what the route would reach if its HTTP pipeline cost no more than the floor.
+// and its ManagementTokens signing through jose, as many chains at once as the benchmark has
+// connections (WORK_CHAINS). `npm run bench` runs this pinned to the server's core and prints the
+// ceiling it sets on the refresh ratio: what the route would reach if its HTTP pipeline cost no
+// more than the floor.
 // Prints one JSON line: {rps, cpuUsPerOp}.
 'use strict';
 require('reflect-metadata');
@@ -10,10 +11,11 @@ const Redis = require('ioredis');
 const { SessionStore } = require('../dist/src/platform/session-store/session-store');
 const { ManagementTokens } = require('../dist/src/management-auth/management-tokens');
 const { KeyRing } = require('../dist/src/platform/keys/key-ring');
+const { CONTROL_PLANE_TENANT_ID } = require('../dist/src/directory/tenants.repository');
 
-const CHAINS = 50;
+const CHAINS = Number(process.env.WORK_CHAINS || 50);
 const SECONDS = Number(process.env.WORK_SECONDS || 4);
-const REALM = { tenantId: 'control-plane', clientId: 'cli_console' };
+const REALM = { tenantId: CONTROL_PLANE_TENANT_ID, clientId: 'cli_console' };
 
 async function measure(store, tokens, seconds) {
   let count = 0;
@@ -34,9 +36,9 @@ async function measure(store, tokens, seconds) {
       }
     }),
   );
-  const seconds_ = Number(process.hrtime.bigint() - t0) / 1e9;
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
-  return { rps: count / seconds_, cpuUsPerOp: (cpu.user + cpu.system) / count };
+  return { rps: count / elapsed, cpuUsPerOp: (cpu.user + cpu.system) / count };
 }
 
 async function main() {

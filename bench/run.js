@@ -51,6 +51,12 @@ async function measure(name, opts, serverPid) {
   return result;
 }
 
+/** Runs `node args` on the server's core (CPU 0) when there are two, and returns its stdout. */
+function onServerCore(cores, args, env) {
+  const [cmd, argv] = cores > 1 ? ['taskset', ['-c', '0', 'node', ...args]] : ['node', args];
+  return execFileSync(cmd, argv, { env, encoding: 'utf8' });
+}
+
 // Raw RS256 signing rate of one core: measured in a child pinned to the server's CPU, so the
 // ratio compares work done on the same core.
 function rs256SignRate(jwk, cores) {
@@ -62,16 +68,13 @@ function rs256SignRate(jwk, cores) {
     const start = process.hrtime.bigint(); let n = 0;
     while (process.hrtime.bigint() - start < 2000000000n) { sign('sha256', data, key); n++; }
     process.stdout.write(String(n / 2));`;
-  const cmd = cores > 1 ? ['taskset', ['-c', '0', 'node', '-e', program]] : ['node', ['-e', program]];
-  return Number(execFileSync(cmd[0], cmd[1], { env: { ...process.env, JWK: JSON.stringify(jwk) }, encoding: 'utf8' }));
+  return Number(onServerCore(cores, ['-e', program], { ...process.env, JWK: JSON.stringify(jwk) }));
 }
 
 // The refresh grant's own work without HTTP (bench/refresh-work.js), on the server's core while
 // the server is idle: with the floor, it bounds what the refresh route could reach at best.
 function refreshWorkRate(env, cores) {
-  const script = require.resolve('./refresh-work');
-  const cmd = cores > 1 ? ['taskset', ['-c', '0', 'node', script]] : ['node', [script]];
-  return JSON.parse(execFileSync(cmd[0], cmd[1], { env, encoding: 'utf8' })).rps;
+  return JSON.parse(onServerCore(cores, [require.resolve('./refresh-work')], { ...env, WORK_CHAINS: String(CONNECTIONS) })).rps;
 }
 
 async function main() {
