@@ -7,7 +7,7 @@ const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { cpus } = require('node:os');
 const autocannon = require('autocannon');
-const { startService, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, log } = require('./service');
+const { startService, spawnServer, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, log } = require('./service');
 
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const DURATION = Number(process.env.BENCH_SECONDS || 5);
@@ -20,10 +20,14 @@ function cannon(opts) {
   });
 }
 
-async function measure(name, opts, serverPid) {
-  // BENCH_ONLY=refresh measures the floor and the named scenarios only (for profiling).
+// BENCH_ONLY=refresh measures the floor and the named scenarios only (for profiling).
+function wanted(name) {
   const only = process.env.BENCH_ONLY;
-  if (only && !name.includes('floor') && !only.split(',').some((o) => name.includes(o))) return { name, rps: NaN, p50: NaN, p99: NaN, non2xx: 0, rssMb: peakRssMb(serverPid) };
+  return !only || name.includes('floor') || only.split(',').some((o) => name.includes(o));
+}
+
+async function measure(name, opts, serverPid) {
+  if (!wanted(name)) return { name, rps: NaN, p50: NaN, p99: NaN, non2xx: 0, rssMb: peakRssMb(serverPid) };
   // A discarded warm-up of WARMUP_REQUESTS first: steady state is what an operator runs in
   // (JIT-compiled code, warm caches, and Node's check of the deprecated Buffer() constructor that
   // passport-http calls, which walks the stack on each call until it has run 10,000 times).
@@ -77,8 +81,19 @@ function refreshWorkRate(env, cores) {
   return JSON.parse(onServerCore(cores, [require.resolve('./refresh-work')], { ...env, WORK_CHAINS: String(CONNECTIONS) })).rps;
 }
 
+/**
+ * Rotation chains: a pool of sessions; every refresh token is used exactly once. A run that ends
+ * cuts up to one chain per connection (its rotated token never arrives), so the pool holds enough
+ * chains for the warm-up and every run.
+ */
+async function refreshScenario(ctx) {
+  const pool = [];
+  for (let i = 0; i < CONNECTIONS * (RUNS + 2); i++) pool.push((await apiSignIn(ctx, `chain-${randomBytes(6).toString('hex')}@bench.example`)).refresh_token);
+  return () => ({ url: `${ctx.authOrigin}/management-auth/token`, requests: [refreshChainRequest(ctx, pool)] });
+}
+
 async function main() {
-  const { ctx, pid, cores, secrets, env, stop } = await startService();
+  const { ctx, pid, cores, secrets, env, stopServer, stop } = await startService();
   const { authOrigin, consoleOrigin } = ctx;
   const port = new URL(authOrigin).port;
 
@@ -93,21 +108,7 @@ async function main() {
   const session = await apiSignIn(ctx, 'bench-0@bench.example');
   results.push(await measure('GET /management-auth/current', { url: `${authOrigin}/management-auth/current`, headers: { authorization: `Bearer ${session.access_token}` } }, pid));
 
-  // Rotation chains: a pool of sessions; every refresh token is used exactly once. A run that
-  // ends cuts up to one chain per connection (its rotated token never arrives), so the pool
-  // holds enough chains for the warm-up and every run.
-  const pool = [];
-  for (let i = 0; i < CONNECTIONS * (RUNS + 2); i++) pool.push((await apiSignIn(ctx, `chain-${i}@bench.example`)).refresh_token);
-  results.push(
-    await measure(
-      'refresh grant (rotation chain)',
-      () => ({
-        url: `${authOrigin}/management-auth/token`,
-        requests: [refreshChainRequest(ctx, pool)],
-      }),
-      pid,
-    ),
-  );
+  results.push(await measure('refresh grant (rotation chain)', wanted('refresh') ? await refreshScenario(ctx) : {}, pid));
   const workRate = refreshWorkRate(env, cores);
   log(`refresh work without HTTP: ${workRate.toFixed(0)}/s`);
 
@@ -145,7 +146,7 @@ async function main() {
   }
 
   // Complete sign-ins per second, with 10 concurrent developers.
-  const signIns = !process.env.BENCH_ONLY || process.env.BENCH_ONLY.includes('sign-in');
+  const signIns = wanted('sign-in');
   let done = 0;
   let failed = 0;
   const until = Date.now() + DURATION * 1000;
@@ -164,11 +165,22 @@ async function main() {
   );
   results.push({ name: 'complete console sign-ins (10 concurrent)', rps: done / DURATION, p50: NaN, p99: NaN, non2xx: failed, rssMb: peakRssMb(pid) });
 
+  // The same refresh route with Nest's handler swapped for a plain function (bench/refresh-route.js),
+  // on a server started in place of the first one: what the route pipeline and passport cost.
+  await stopServer();
+  const ablation = [];
+  const labels = { passport: 'passport', direct: 'strategy check, no passport', unlogged: 'no passport, ahead of request logging' };
+  for (const mode of wanted('refresh') ? Object.keys(labels) : []) {
+    const variant = await spawnServer({ ...env, REFRESH_ROUTE: mode }, 'bench/refresh-route.js');
+    const label = labels[mode];
+    ablation.push(await measure(`refresh, plain handler (${label})`, await refreshScenario(ctx), variant.pid));
+    await variant.stop();
+  }
   await stop();
-  report(results, floor, signRate, workRate);
+  report(results, floor, signRate, workRate, ablation);
 }
 
-function report(results, floor, signRate, workRate) {
+function report(results, floor, signRate, workRate, ablation) {
   const limit = 1 / (1 / floor + 1 / signRate);
   // The refresh route if its HTTP pipeline cost no more than the floor's: floor plus its own work.
   const ceiling = 1 / (1 / floor + 1 / workRate);
@@ -182,6 +194,10 @@ function report(results, floor, signRate, workRate) {
   console.log(
     `refresh work without HTTP (rotation script + jose signing, 50 chains): ${fmt(workRate)}/s; with the floor it allows ${fmt(ceiling)}/s = ${fmt((100 * ceiling) / limit)} % of the limit\n`,
   );
+  for (const a of ablation) {
+    console.log(`${a.name}: ${fmt(a.rps)}/s = ${fmt((100 * a.rps) / limit)} % of the limit (p50 ${fmt(a.p50, 1)} ms, non-2xx ${a.non2xx})`);
+  }
+  console.log('');
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   rows.forEach((r) => console.log(line(r)));
@@ -197,7 +213,7 @@ function report(results, floor, signRate, workRate) {
   }
   const peak = Math.max(...results.map((r) => r.rssMb));
   console.log(`  ${peak < 160 ? 'MET ' : 'MISS'} peak RSS < 160 MB: ${peak.toFixed(1)} MB`);
-  const non2xx = results.reduce((a, r) => a + r.non2xx, 0);
+  const non2xx = [...results, ...ablation].reduce((a, r) => a + r.non2xx, 0);
   console.log(`  ${non2xx === 0 ? 'MET ' : 'MISS'} zero non-2xx responses: ${non2xx}`);
 }
 

@@ -179,17 +179,33 @@ async function startService() {
   admin(env, 'client', 'create', '--tenant', 'bench', '--id', 'cli_bench', '--name', 'Bench', '--type', 'native', '--scopes', 'openid offline_access', '--redirect-uri', 'http://127.0.0.1/cb');
   admin(env, 'membership', 'add', '--tenant', 'bench', '--email', 'bench-0@bench.example', '--role', 'owner');
 
+  const server = await spawnServer(env, 'dist/src/main.js', nodeArgs);
+  const ctx = { authOrigin, consoleOrigin, smtp, basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}` };
+  return { ctx, pid: server.pid, cores, secrets, env, stopServer: () => server.stop(), stop: async () => { await server.stop(); await smtp.close(); } };
+}
+
+/**
+ * Starts `script` (the service's entry, or a bench variant of it) with the service's environment
+ * on CPU 0 and waits until it is ready. The port is PORT of `env`.
+ */
+async function spawnServer(env, script, nodeArgs = []) {
+  const cores = cpus().length;
   // The same V8 heap limits as production (Dockerfile, npm start): see README, performance.
-  const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, 'dist/src/main.js'];
+  const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, script];
   const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const stopped = new Promise((r) => server.once('exit', r));
-  const stop = () => server.kill('SIGTERM');
-  process.on('exit', stop);
-  await waitReady(`http://127.0.0.1:${port}`, `localhost:${port}`);
+  const kill = () => server.kill('SIGTERM');
+  process.on('exit', kill);
+  await waitReady(`http://127.0.0.1:${env.PORT}`, `localhost:${env.PORT}`);
   // taskset execs node in place, so the child's pid is the server's.
-  const pid = server.pid;
-  const ctx = { authOrigin, consoleOrigin, smtp, basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}` };
-  return { ctx, pid, cores, secrets, env, stop: async () => { stop(); await stopped; await smtp.close(); } };
+  return {
+    pid: server.pid,
+    stop: async () => {
+      kill();
+      await stopped;
+      process.off('exit', kill);
+    },
+  };
 }
 
 /**
@@ -216,4 +232,4 @@ function refreshChainRequest(ctx, pool) {
   };
 }
 
-module.exports = { startService, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, sleep, log };
+module.exports = { startService, spawnServer, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, sleep, log };
