@@ -166,14 +166,14 @@ async function main() {
   results.push({ name: 'complete console sign-ins (10 concurrent)', rps: done / DURATION, p50: NaN, p99: NaN, non2xx: failed, rssMb: peakRssMb(pid) });
 
   // The same refresh route with Nest's handler swapped for a plain function (bench/refresh-route.js),
-  // on a server started in place of the first one: what the route pipeline and passport cost.
+  // on a server started in place of the first one: what the route pipeline, passport and request
+  // logging cost.
   await stopServer();
   const ablation = [];
   const labels = { passport: 'passport', direct: 'strategy check, no passport', unlogged: 'no passport, ahead of request logging' };
   for (const mode of wanted('refresh') ? Object.keys(labels) : []) {
     const variant = await spawnServer({ ...env, REFRESH_ROUTE: mode }, 'bench/refresh-route.js');
-    const label = labels[mode];
-    ablation.push(await measure(`refresh, plain handler (${label})`, await refreshScenario(ctx), variant.pid));
+    ablation.push(await measure(`refresh, plain handler (${labels[mode]})`, await refreshScenario(ctx), variant.pid));
     await variant.stop();
   }
   await stop();
