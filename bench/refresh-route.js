@@ -2,8 +2,9 @@
 // An ablation server for `npm run bench`: the built service, unchanged, except that the handler
 // of POST /management-auth/token is swapped for a plain function doing the same work. Every
 // middleware (helmet, metrics, host routing, body rules, request logging) and the router stay as
-// in production, so the difference to the real route is what Nest's route pipeline (guard,
-// authenticator, pipes, parameter decorators, response handling) and passport cost.
+// in production, so the differences to the real route are what Nest's route pipeline (guard,
+// authenticator, pipes, parameter decorators, response handling), passport and request logging
+// cost.
 //   REFRESH_ROUTE=passport  the console client checked through passport.authenticate
 //   REFRESH_ROUTE=direct    the strategy's check called without passport
 //   REFRESH_ROUTE=unlogged  as direct, answered ahead of the request-logging middleware (pino-http
@@ -27,6 +28,7 @@ async function main() {
   const tokens = app.get(TokenService);
   const strategy = app.get(ConsoleClientBasicStrategy);
 
+  const unavailable = (res) => res.status(503).json({ error: 'temporarily_unavailable' });
   const answer = (res, client, body) => {
     if (!client) return void res.status(401).json({ error: 'invalid_client' });
     res.setHeader('Cache-Control', 'no-store');
@@ -40,9 +42,9 @@ async function main() {
     mode === 'passport'
       ? (req, res, next) =>
           passport.authenticate(CONSOLE_BASIC_STRATEGY, { session: false }, (err, client) =>
-            err ? res.status(503).json({ error: 'temporarily_unavailable' }) : answer(res, client, req.body),
+            err ? unavailable(res) : answer(res, client, req.body),
           )(req, res, next)
-      : (req, res) => strategy.validate(req).then((client) => answer(res, client, req.body), () => res.status(503).json({ error: 'temporarily_unavailable' }));
+      : (req, res) => strategy.validate(req).then((client) => answer(res, client, req.body), () => unavailable(res));
 
   const router = app.getHttpAdapter().getInstance().router;
   if (mode === 'unlogged') {
