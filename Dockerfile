@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Multi-stage: build with dev dependencies, run with production dependencies only, as non-root.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,12 +9,12 @@ COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # V8 grows the heap lazily to ~230 MB under load; these limits keep peak RSS near 130 MB at the
 # same throughput (README, performance).

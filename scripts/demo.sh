@@ -11,6 +11,8 @@ PORT=${PORT:-3000}
 DB=${DEMO_DATABASE:-svc_auth_dev}
 
 bash scripts/install-deps.sh
+# shellcheck source=scripts/pinned-node.sh
+. scripts/pinned-node.sh
 bash scripts/ensure-services.sh
 node scripts/dev-secrets.js .env.local
 

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+# shellcheck source=scripts/pinned-node.sh
+. scripts/pinned-node.sh
 bash scripts/ensure-services.sh --with-chromium
 
 echo "== lint" >&2

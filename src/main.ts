@@ -1,15 +1,17 @@
 import 'reflect-metadata';
 import { createApp } from './app.setup';
 import { assertKeysUsable, loadConfig } from './config/config';
+import { assertSupportedNode } from './platform/runtime/node-version';
 
 async function main(): Promise<void> {
+  assertSupportedNode();
   const config = loadConfig(process.env);
   await assertKeysUsable(config);
   const app = await createApp(config);
   // listen() runs the start-up checks (ControlPlaneSeedCheck) before accepting connections.
   await app.listen(config.port);
   process.stdout.write(
-    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
+    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, node: process.versions.node, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
   );
 }
 
