@@ -2,6 +2,7 @@
 // matter most in an auth service, where a forgotten await can skip a check.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.js', '**/*.mjs'] },
@@ -16,7 +17,15 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
       '@typescript-eslint/consistent-type-imports': 'off',
       eqeqeq: ['error', 'always'],
       'no-console': 'error',
@@ -34,6 +43,8 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Layout is the formatter's job: rules that would fight it are off.
+  prettier,
   {
     files: ['src/cli/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -16,11 +16,15 @@ const passport = require('passport');
 const { createApp } = require('../dist/src/app.setup');
 const { assertKeysUsable, loadConfig } = require('../dist/src/config/config');
 const { TokenService } = require('../dist/src/management-auth/token.service');
-const { ConsoleClientBasicStrategy, CONSOLE_BASIC_STRATEGY } = require('../dist/src/management-auth/console-client-basic.strategy');
+const {
+  ConsoleClientBasicStrategy,
+  CONSOLE_BASIC_STRATEGY,
+} = require('../dist/src/management-auth/console-client-basic.strategy');
 
 async function main() {
   const mode = process.env.REFRESH_ROUTE;
-  if (!['passport', 'direct', 'unlogged'].includes(mode)) throw new Error('REFRESH_ROUTE must be passport, direct or unlogged');
+  if (!['passport', 'direct', 'unlogged'].includes(mode))
+    throw new Error('REFRESH_ROUTE must be passport, direct or unlogged');
   const config = loadConfig(process.env);
   await assertKeysUsable(config);
   const app = await createApp(config);
@@ -44,7 +48,11 @@ async function main() {
           passport.authenticate(CONSOLE_BASIC_STRATEGY, { session: false }, (err, client) =>
             err ? unavailable(res) : answer(res, client, req.body),
           )(req, res, next)
-      : (req, res) => strategy.validate(req).then((client) => answer(res, client, req.body), () => unavailable(res));
+      : (req, res) =>
+          strategy.validate(req).then(
+            (client) => answer(res, client, req.body),
+            () => unavailable(res),
+          );
 
   const router = app.getHttpAdapter().getInstance().router;
   if (mode === 'unlogged') {
@@ -54,7 +62,9 @@ async function main() {
     if (bodyRulesEnd < 0) throw new Error('body rules not found');
     router.stack.splice(bodyRulesEnd + 1, 0, router.stack.pop());
   } else {
-    const layer = router.stack.find((l) => l.route && l.route.path === '/management-auth/token' && l.route.methods.post);
+    const layer = router.stack.find(
+      (l) => l.route && l.route.path === '/management-auth/token' && l.route.methods.post,
+    );
     if (!layer) throw new Error('route POST /management-auth/token not found');
     layer.route.stack[0].handle = plain;
   }

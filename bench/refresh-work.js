@@ -25,7 +25,10 @@ async function measure(store, tokens, seconds) {
   await Promise.all(
     Array.from({ length: CHAINS }, async () => {
       const sessionId = store.newSessionId();
-      const created = await store.create({ sessionId, ...REALM, userId: 'usr_bench', scope: 'tenant:read', email: 'work@bench.example' }, 3600);
+      const created = await store.create(
+        { sessionId, ...REALM, userId: 'usr_bench', scope: 'tenant:read', email: 'work@bench.example' },
+        3600,
+      );
       let refreshToken = created.refreshToken;
       while (Date.now() < until) {
         const rotated = await store.rotate(refreshToken, REALM);
@@ -43,7 +46,12 @@ async function measure(store, tokens, seconds) {
 
 async function main() {
   const signingKeys = JSON.parse(process.env.SIGNING_KEYS).keys;
-  const config = { authOrigin: 'http://localhost', consoleClientId: REALM.clientId, ttl: { managementAccessToken: 300 }, signingKeys };
+  const config = {
+    authOrigin: 'http://localhost',
+    consoleClientId: REALM.clientId,
+    ttl: { managementAccessToken: 300 },
+    signingKeys,
+  };
   const tokens = new ManagementTokens(config, await KeyRing.load(config));
   const redis = new Redis(process.env.REDIS_URL, { keyPrefix: process.env.REDIS_KEY_PREFIX });
   const store = new SessionStore(redis);

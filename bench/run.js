@@ -7,7 +7,17 @@ const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { cpus } = require('node:os');
 const autocannon = require('autocannon');
-const { startService, spawnServer, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, log } = require('./service');
+const {
+  startService,
+  spawnServer,
+  refreshChainRequest,
+  apiSignIn,
+  bffSignIn,
+  peakRssMb,
+  cpuSeconds,
+  median,
+  log,
+} = require('./service');
 
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const DURATION = Number(process.env.BENCH_SECONDS || 5);
@@ -16,7 +26,9 @@ const CONNECTIONS = 50;
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 
@@ -34,13 +46,20 @@ async function measure(name, opts, serverPid) {
   const optsOfRun = () => (typeof opts === 'function' ? opts() : opts);
   const warm = await cannon({ ...optsOfRun(), amount: WARMUP_REQUESTS });
   const warmFailures = warm.non2xx + warm.errors + warm.timeouts;
-  if (warmFailures > 0) log(`${name}: ${warmFailures} failed requests during the warm-up (status ${JSON.stringify(warm.statusCodeStats)})`);
+  if (warmFailures > 0)
+    log(`${name}: ${warmFailures} failed requests during the warm-up (status ${JSON.stringify(warm.statusCodeStats)})`);
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     const cpuBefore = cpuSeconds(serverPid);
     const r = await cannon(optsOfRun());
     const cpu = (cpuSeconds(serverPid) - cpuBefore) / r.duration;
-    runs.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpu });
+    runs.push({
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx + r.errors + r.timeouts,
+      cpu,
+    });
   }
   const result = {
     name,
@@ -78,7 +97,9 @@ function rs256SignRate(jwk, cores) {
 // The refresh grant's own work without HTTP (bench/refresh-work.js), on the server's core while
 // the server is idle: with the floor, it bounds what the refresh route could reach at best.
 function refreshWorkRate(env, cores) {
-  return JSON.parse(onServerCore(cores, [require.resolve('./refresh-work')], { ...env, WORK_CHAINS: String(CONNECTIONS) })).rps;
+  return JSON.parse(
+    onServerCore(cores, [require.resolve('./refresh-work')], { ...env, WORK_CHAINS: String(CONNECTIONS) }),
+  ).rps;
 }
 
 /**
@@ -88,7 +109,8 @@ function refreshWorkRate(env, cores) {
  */
 async function refreshScenario(ctx) {
   const pool = [];
-  for (let i = 0; i < CONNECTIONS * (RUNS + 2); i++) pool.push((await apiSignIn(ctx, `chain-${randomBytes(6).toString('hex')}@bench.example`)).refresh_token);
+  for (let i = 0; i < CONNECTIONS * (RUNS + 2); i++)
+    pool.push((await apiSignIn(ctx, `chain-${randomBytes(6).toString('hex')}@bench.example`)).refresh_token);
   return () => ({ url: `${ctx.authOrigin}/management-auth/token`, requests: [refreshChainRequest(ctx, pool)] });
 }
 
@@ -106,14 +128,24 @@ async function main() {
   const floor = results[0].rps;
 
   const session = await apiSignIn(ctx, 'bench-0@bench.example');
-  results.push(await measure('GET /management-auth/current', { url: `${authOrigin}/management-auth/current`, headers: { authorization: `Bearer ${session.access_token}` } }, pid));
+  results.push(
+    await measure(
+      'GET /management-auth/current',
+      { url: `${authOrigin}/management-auth/current`, headers: { authorization: `Bearer ${session.access_token}` } },
+      pid,
+    ),
+  );
 
-  results.push(await measure('refresh grant (rotation chain)', wanted('refresh') ? await refreshScenario(ctx) : {}, pid));
+  results.push(
+    await measure('refresh grant (rotation chain)', wanted('refresh') ? await refreshScenario(ctx) : {}, pid),
+  );
   const workRate = refreshWorkRate(env, cores);
   log(`refresh work without HTTP: ${workRate.toFixed(0)}/s`);
 
   const guestProbe = await fetch(`${authOrigin}/t/bench/guest`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'cli_bench', browser_flow_id: `flw_${randomBytes(12).toString('base64url')}` }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: 'cli_bench', browser_flow_id: `flw_${randomBytes(12).toString('base64url')}` }),
   });
   if (guestProbe.status === 201) {
     results.push(
@@ -127,7 +159,10 @@ async function main() {
               setupRequest: (req) => ({
                 ...req,
                 headers: { 'content-type': 'application/json', host: `localhost:${port}` },
-                body: JSON.stringify({ client_id: 'cli_bench', browser_flow_id: `flw_${randomBytes(12).toString('base64url')}` }),
+                body: JSON.stringify({
+                  client_id: 'cli_bench',
+                  browser_flow_id: `flw_${randomBytes(12).toString('base64url')}`,
+                }),
               }),
             },
           ],
@@ -142,7 +177,13 @@ async function main() {
     return null;
   });
   if (bffCookie) {
-    results.push(await measure('BFF proxied GET /api/management/tenants', { url: `${consoleOrigin}/api/management/tenants`, headers: { cookie: bffCookie } }, pid));
+    results.push(
+      await measure(
+        'BFF proxied GET /api/management/tenants',
+        { url: `${consoleOrigin}/api/management/tenants`, headers: { cookie: bffCookie } },
+        pid,
+      ),
+    );
   }
 
   // Complete sign-ins per second, with 10 concurrent developers.
@@ -163,14 +204,25 @@ async function main() {
       }
     }),
   );
-  results.push({ name: 'complete console sign-ins (10 concurrent)', rps: done / DURATION, p50: NaN, p99: NaN, non2xx: failed, rssMb: peakRssMb(pid) });
+  results.push({
+    name: 'complete console sign-ins (10 concurrent)',
+    rps: done / DURATION,
+    p50: NaN,
+    p99: NaN,
+    non2xx: failed,
+    rssMb: peakRssMb(pid),
+  });
 
   // The same refresh route with Nest's handler swapped for a plain function (bench/refresh-route.js),
   // on a server started in place of the first one: what the route pipeline, passport and request
   // logging cost.
   await stopServer();
   const ablation = [];
-  const labels = { passport: 'passport', direct: 'strategy check, no passport', unlogged: 'no passport, ahead of request logging' };
+  const labels = {
+    passport: 'passport',
+    direct: 'strategy check, no passport',
+    unlogged: 'no passport, ahead of request logging',
+  };
   for (const mode of wanted('refresh') ? Object.keys(labels) : []) {
     const variant = await spawnServer({ ...env, REFRESH_ROUTE: mode }, 'bench/refresh-route.js');
     ablation.push(await measure(`refresh, plain handler (${labels[mode]})`, await refreshScenario(ctx), variant.pid));
@@ -185,17 +237,41 @@ function report(results, floor, signRate, workRate, ablation) {
   // The refresh route if its HTTP pipeline cost no more than the floor's: floor plus its own work.
   const ceiling = 1 / (1 / floor + 1 / workRate);
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  const rows = results.map((r) => [r.name, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.rps / floor, 2), fmt(r.rps / signRate, 2), String(r.non2xx), fmt(r.rssMb, 1), fmt((r.cpu ?? NaN) * 100)]);
-  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'x floor', 'x RS256 sign', 'non-2xx', 'peak RSS MB', 'server CPU %'];
+  const rows = results.map((r) => [
+    r.name,
+    fmt(r.rps),
+    fmt(r.p50, 1),
+    fmt(r.p99, 1),
+    fmt(r.rps / floor, 2),
+    fmt(r.rps / signRate, 2),
+    String(r.non2xx),
+    fmt(r.rssMb, 1),
+    fmt((r.cpu ?? NaN) * 100),
+  ]);
+  const head = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'x floor',
+    'x RS256 sign',
+    'non-2xx',
+    'peak RSS MB',
+    'server CPU %',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  console.log(`\nsvc-auth benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus()[0].model}, ${cpus().length} CPUs; ${CONNECTIONS} connections, ${RUNS} runs x ${DURATION} s, medians`);
+  console.log(
+    `\nsvc-auth benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus()[0].model}, ${cpus().length} CPUs; ${CONNECTIONS} connections, ${RUNS} runs x ${DURATION} s, medians`,
+  );
   console.log(`raw RS256 sign rate: ${fmt(signRate)}/s; refresh physical limit 1/(1/floor + 1/sign) = ${fmt(limit)}/s`);
   console.log(
     `refresh work without HTTP (rotation script + jose signing, 50 chains): ${fmt(workRate)}/s; with the floor it allows ${fmt(ceiling)}/s = ${fmt((100 * ceiling) / limit)} % of the limit\n`,
   );
   for (const a of ablation) {
-    console.log(`${a.name}: ${fmt(a.rps)}/s = ${fmt((100 * a.rps) / limit)} % of the limit (p50 ${fmt(a.p50, 1)} ms, non-2xx ${a.non2xx})`);
+    console.log(
+      `${a.name}: ${fmt(a.rps)}/s = ${fmt((100 * a.rps) / limit)} % of the limit (p50 ${fmt(a.p50, 1)} ms, non-2xx ${a.non2xx})`,
+    );
   }
   console.log('');
   console.log(line(head));
@@ -204,12 +280,18 @@ function report(results, floor, signRate, workRate, ablation) {
   const by = (prefix) => results.find((r) => r.name.startsWith(prefix));
   const targets = [
     ['refresh grant >= 80 % of its physical limit', by('refresh') && by('refresh').rps / limit, 0.8],
-    ['current >= 75 % of the floor', by('GET /management-auth/current') && by('GET /management-auth/current').rps / floor, 0.75],
+    [
+      'current >= 75 % of the floor',
+      by('GET /management-auth/current') && by('GET /management-auth/current').rps / floor,
+      0.75,
+    ],
     ['guest creation >= 35 % of the floor', by('POST /t/') && by('POST /t/').rps / floor, 0.35],
   ];
   console.log('\ntargets (ratios in this run):');
   for (const [name, value, min] of targets) {
-    console.log(`  ${value === undefined ? 'n/a ' : value >= min ? 'MET ' : 'MISS'} ${name}: ${value === undefined ? 'not measured' : `${(value * 100).toFixed(0)} %`}`);
+    console.log(
+      `  ${value === undefined ? 'n/a ' : value >= min ? 'MET ' : 'MISS'} ${name}: ${value === undefined ? 'not measured' : `${(value * 100).toFixed(0)} %`}`,
+    );
   }
   const peak = Math.max(...results.map((r) => r.rssMb));
   console.log(`  ${peak < 160 ? 'MET ' : 'MISS'} peak RSS < 160 MB: ${peak.toFixed(1)} MB`);

@@ -102,15 +102,22 @@ async function apiSignIn(ctx, email) {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const q = new URLSearchParams({
-    response_type: 'code', client_id: 'cli_console', redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`,
-    scope: 'tenant:read', state: randomBytes(8).toString('hex'), code_challenge: challenge, code_challenge_method: 'S256',
+    response_type: 'code',
+    client_id: 'cli_console',
+    redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`,
+    scope: 'tenant:read',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
   });
   const form = await fetch(`${ctx.authOrigin}/management-auth/authorize?${q}`);
   const flowId = /data-flow-id="([^"]+)"/.exec(await form.text())[1];
   const cookie = cookieOf(form, '__Host-svc_control_flow');
   const post = (p, body) =>
     fetch(`${ctx.authOrigin}/management-auth/email/${p}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie },
+      body: JSON.stringify(body),
     });
   const codeP = ctx.smtp.code(email);
   const started = await post('start', { flow_id: flowId, email });
@@ -121,14 +128,23 @@ async function apiSignIn(ctx, email) {
   const tok = await fetch(`${ctx.authOrigin}/management-auth/token`, {
     method: 'POST',
     headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: authCode, redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: authCode,
+      redirect_uri: `${ctx.consoleOrigin}/api/auth/callback`,
+      code_verifier: verifier,
+    }),
   });
   if (tok.status !== 200) throw new Error(`token ${tok.status}`);
   return tok.json();
 }
 
 async function bffSignIn(ctx) {
-  const start = await fetch(`${ctx.consoleOrigin}/api/auth/start`, { method: 'POST', headers: { origin: ctx.consoleOrigin }, redirect: 'manual' });
+  const start = await fetch(`${ctx.consoleOrigin}/api/auth/start`, {
+    method: 'POST',
+    headers: { origin: ctx.consoleOrigin },
+    redirect: 'manual',
+  });
   if (start.status !== 303) throw new Error(`start answered ${start.status}`);
   const bffFlow = cookieOf(start, '__Host-svc_control_flow');
   const form = await fetch(start.headers.get('location'));
@@ -136,7 +152,11 @@ async function bffSignIn(ctx) {
   const cookie = cookieOf(form, '__Host-svc_control_flow');
   const email = 'bench-0@bench.example';
   const post = (p, body) =>
-    fetch(`${ctx.authOrigin}/management-auth/email/${p}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie }, body: JSON.stringify(body) });
+    fetch(`${ctx.authOrigin}/management-auth/email/${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ctx.authOrigin, cookie },
+      body: JSON.stringify(body),
+    });
   const codeP = ctx.smtp.code(email);
   await post('start', { flow_id: flowId, email });
   const confirmed = await (await post('confirm', { flow_id: flowId, email, code: await codeP })).json();
@@ -156,7 +176,8 @@ async function startService() {
     }
   }
   execFileSync('bash', [join(ROOT, 'scripts/ensure-services.sh')], { stdio: 'inherit' });
-  if (!existsSync(join(ROOT, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0') execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(join(ROOT, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0')
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   await prepareDatabase();
   const smtp = await startSmtp();
   const secrets = await generateSecrets();
@@ -165,23 +186,71 @@ async function startService() {
   const consoleOrigin = `http://127.0.0.1:${port}`;
   const huge = '100000000/60';
   const env = {
-    ...process.env, ...secrets, NODE_ENV: 'development', PORT: String(port), AUTH_ORIGIN: authOrigin, CONSOLE_ORIGIN: consoleOrigin,
-    DATABASE_URL: `${PG}/${DB}`, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `bench${randomBytes(3).toString('hex')}:`,
-    CONSOLE_CLIENT_ID: 'cli_console', MAIL_TRANSPORT: 'smtp', SMTP_URL: smtp.url, MAIL_FROM: 'bench@localhost', LOG_LEVEL: 'warn',
-    RATE_LIMIT_MGMT_EMAIL_SEND: huge, RATE_LIMIT_MGMT_IP: huge, RATE_LIMIT_MGMT_FLOW_ATTEMPTS: huge,
-    RATE_LIMIT_GUEST_CREATE_CLIENT_IP: huge, RATE_LIMIT_GUEST_CREATE_TENANT_IP: huge, RATE_LIMIT_GUEST_UPGRADE_SUBJECT: huge, RATE_LIMIT_TENANT_EMAIL_SEND: huge,
+    ...process.env,
+    ...secrets,
+    NODE_ENV: 'development',
+    PORT: String(port),
+    AUTH_ORIGIN: authOrigin,
+    CONSOLE_ORIGIN: consoleOrigin,
+    DATABASE_URL: `${PG}/${DB}`,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `bench${randomBytes(3).toString('hex')}:`,
+    CONSOLE_CLIENT_ID: 'cli_console',
+    MAIL_TRANSPORT: 'smtp',
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'bench@localhost',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MGMT_EMAIL_SEND: huge,
+    RATE_LIMIT_MGMT_IP: huge,
+    RATE_LIMIT_MGMT_FLOW_ATTEMPTS: huge,
+    RATE_LIMIT_GUEST_CREATE_CLIENT_IP: huge,
+    RATE_LIMIT_GUEST_CREATE_TENANT_IP: huge,
+    RATE_LIMIT_GUEST_UPGRADE_SUBJECT: huge,
+    RATE_LIMIT_TENANT_EMAIL_SEND: huge,
   };
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server only (README, performance).
   const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
   admin(env, 'migrate');
   admin(env, 'seed-control-plane');
   admin(env, 'tenant', 'create', '--id', 'bench', '--name', 'Bench');
-  admin(env, 'client', 'create', '--tenant', 'bench', '--id', 'cli_bench', '--name', 'Bench', '--type', 'native', '--scopes', 'openid offline_access', '--redirect-uri', 'http://127.0.0.1/cb');
+  admin(
+    env,
+    'client',
+    'create',
+    '--tenant',
+    'bench',
+    '--id',
+    'cli_bench',
+    '--name',
+    'Bench',
+    '--type',
+    'native',
+    '--scopes',
+    'openid offline_access',
+    '--redirect-uri',
+    'http://127.0.0.1/cb',
+  );
   admin(env, 'membership', 'add', '--tenant', 'bench', '--email', 'bench-0@bench.example', '--role', 'owner');
 
   const server = await spawnServer(env, 'dist/src/main.js', nodeArgs);
-  const ctx = { authOrigin, consoleOrigin, smtp, basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}` };
-  return { ctx, pid: server.pid, cores, secrets, env, stopServer: () => server.stop(), stop: async () => { await server.stop(); await smtp.close(); } };
+  const ctx = {
+    authOrigin,
+    consoleOrigin,
+    smtp,
+    basic: `Basic ${Buffer.from(`cli_console:${secrets.CONSOLE_CLIENT_SECRET}`).toString('base64')}`,
+  };
+  return {
+    ctx,
+    pid: server.pid,
+    cores,
+    secrets,
+    env,
+    stopServer: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      await smtp.close();
+    },
+  };
 }
 
 /**
@@ -192,7 +261,11 @@ async function spawnServer(env, script, nodeArgs = []) {
   const cores = cpus().length;
   // The same V8 heap limits as production (Dockerfile, npm start): see README, performance.
   const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, script];
-  const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const stopped = new Promise((r) => server.once('exit', r));
   const kill = () => server.kill('SIGTERM');
   process.on('exit', kill);
@@ -232,4 +305,15 @@ function refreshChainRequest(ctx, pool) {
   };
 }
 
-module.exports = { startService, spawnServer, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, cpuSeconds, median, sleep, log };
+module.exports = {
+  startService,
+  spawnServer,
+  refreshChainRequest,
+  apiSignIn,
+  bffSignIn,
+  peakRssMb,
+  cpuSeconds,
+  median,
+  sleep,
+  log,
+};

@@ -39,7 +39,14 @@ async function main() {
       ...common,
       url: `${ctx.authOrigin}/management-auth/current`,
       overallRate: 300,
-      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${session.access_token}` } }) }],
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            headers: { ...req.headers, authorization: `Bearer ${session.access_token}` },
+          }),
+        },
+      ],
     }),
     autocannon({
       ...common,
@@ -53,7 +60,10 @@ async function main() {
   const until = Date.now() + SECONDS * 1000;
   const signInLoop = (async () => {
     while (Date.now() < until) {
-      await apiSignIn(ctx, `soak-${signIns}@bench.example`).then(() => signIns++, () => signInErrors++);
+      await apiSignIn(ctx, `soak-${signIns}@bench.example`).then(
+        () => signIns++,
+        () => signInErrors++,
+      );
       await sleep(200);
     }
   })();
@@ -77,10 +87,17 @@ async function main() {
   const middle = avg(samples.slice(third, 2 * third));
   const last = avg(samples.slice(-third));
   const names = ['current', 'refresh'];
-  const detail = results.map((r, i) => `${names[i]} ${r.requests.total} req (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, status ${JSON.stringify(r.statusCodeStats)})`);
-  console.log(`\nsoak ${SECONDS} s: ${detail.join('; ')}; ${signIns} sign-ins (${signInErrors} failed); ${errors} errors`);
+  const detail = results.map(
+    (r, i) =>
+      `${names[i]} ${r.requests.total} req (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, status ${JSON.stringify(r.statusCodeStats)})`,
+  );
+  console.log(
+    `\nsoak ${SECONDS} s: ${detail.join('; ')}; ${signIns} sign-ins (${signInErrors} failed); ${errors} errors`,
+  );
   console.log(`rss samples (MB): ${samples.map((s) => s.rss.toFixed(0)).join(' ')}`);
-  console.log(`rss middle third ${middle.toFixed(1)} MB, last third ${last.toFixed(1)} MB (${(((last - middle) / middle) * 100).toFixed(1)} %)`);
+  console.log(
+    `rss middle third ${middle.toFixed(1)} MB, last third ${last.toFixed(1)} MB (${(((last - middle) / middle) * 100).toFixed(1)} %)`,
+  );
   const flat = last <= middle * 1.1;
   console.log(`${flat ? 'MET ' : 'MISS'} memory flat; ${errors === 0 ? 'MET ' : 'MISS'} no errors`);
   process.exitCode = flat && errors === 0 ? 0 : 1;

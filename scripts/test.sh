@@ -9,6 +9,8 @@ bash scripts/install-deps.sh
 . scripts/pinned-node.sh
 bash scripts/ensure-services.sh --with-chromium
 
+echo "== format" >&2
+npm run --silent format:check
 echo "== lint" >&2
 npm run --silent lint
 echo "== type-check" >&2

@@ -6,7 +6,7 @@ import type { DestinationStream } from 'pino';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/config';
-import { AppError } from './http/app-error';
+import { AppError } from './errors/app-error';
 import { bodyRules } from './http/body-rules';
 import { hostRouting } from './http/host-routing';
 import { MetricsService } from './platform/metrics/metrics.service';
@@ -16,7 +16,10 @@ import { requestMetrics } from './platform/metrics/request-metrics';
  * Builds the configured application; `main.ts` and every e2e test call this, so tests exercise
  * exactly the production pipeline: headers, host routing, body rules, validation, errors.
  */
-export async function createApp(config: AppConfig, opts: { logDestination?: DestinationStream } = {}): Promise<NestExpressApplication> {
+export async function createApp(
+  config: AppConfig,
+  opts: { logDestination?: DestinationStream } = {},
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opts.logDestination), {
     bodyParser: false,
     bufferLogs: true,

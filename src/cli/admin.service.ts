@@ -42,7 +42,8 @@ export class AdminService {
   }
 
   async createTenant(id: string, name: string): Promise<unknown> {
-    if (!TENANT_ID.test(id) || id === CONTROL_PLANE_TENANT_ID) throw new AdminInputError('--id must match ^[a-z0-9][a-z0-9-]{1,62}$ and not be control-plane');
+    if (!TENANT_ID.test(id) || id === CONTROL_PLANE_TENANT_ID)
+      throw new AdminInputError('--id must match ^[a-z0-9][a-z0-9-]{1,62}$ and not be control-plane');
     if (!name || name.length > 200) throw new AdminInputError('--name is required (at most 200 characters)');
     if (await this.tenants.find(id)) throw new AdminInputError(`tenant ${id} already exists`);
     const t = await this.tenants.create(id, name, 'customer');
@@ -54,36 +55,73 @@ export class AdminService {
     return { tenant: { id, status: 'inactive' } };
   }
 
-  async createClient(input: { tenant: string; id: string; name: string; type: string; scopes: string; redirectUris: string[] }): Promise<unknown> {
+  async createClient(input: {
+    tenant: string;
+    id: string;
+    name: string;
+    type: string;
+    scopes: string;
+    redirectUris: string[];
+  }): Promise<unknown> {
     const tenant = await this.tenants.find(input.tenant);
     if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${input.tenant}`);
     if (!CLIENT_ID.test(input.id)) throw new AdminInputError('--id must match ^cli_[A-Za-z0-9_-]{1,64}$');
-    if (input.type !== 'browser' && input.type !== 'native') throw new AdminInputError('--type must be browser or native');
+    if (input.type !== 'browser' && input.type !== 'native')
+      throw new AdminInputError('--type must be browser or native');
     if (!input.name) throw new AdminInputError('--name is required');
     const scopes = input.scopes.split(' ').filter(Boolean);
     const bad = scopes.find((s) => !isCustomerScope(s));
-    if (bad !== undefined || new Set(scopes).size !== scopes.length) throw new AdminInputError('--scopes must be unique values of: openid profile email offline_access');
+    if (bad !== undefined || new Set(scopes).size !== scopes.length)
+      throw new AdminInputError('--scopes must be unique values of: openid profile email offline_access');
     const redirectUris = input.redirectUris.map((u) => httpUrl(u, '--redirect-uri'));
     if (await this.clients.find(input.id)) throw new AdminInputError(`client ${input.id} already exists`);
-    await this.clients.insert({ id: input.id, tenantId: input.tenant, name: input.name, type: input.type, enabled: true, scopes, redirectUris, secretDigest: null });
-    return { client: { client_id: input.id, tenant: input.tenant, name: input.name, type: input.type, enabled: true, scopes, redirect_uris: redirectUris } };
+    await this.clients.insert({
+      id: input.id,
+      tenantId: input.tenant,
+      name: input.name,
+      type: input.type,
+      enabled: true,
+      scopes,
+      redirectUris,
+      secretDigest: null,
+    });
+    return {
+      client: {
+        client_id: input.id,
+        tenant: input.tenant,
+        name: input.name,
+        type: input.type,
+        enabled: true,
+        scopes,
+        redirect_uris: redirectUris,
+      },
+    };
   }
 
   async disableClient(tenant: string, id: string): Promise<unknown> {
-    if (tenant === CONTROL_PLANE_TENANT_ID || !(await this.clients.disable(tenant, id))) throw new AdminInputError(`no client ${id} in tenant ${tenant}`);
+    if (tenant === CONTROL_PLANE_TENANT_ID || !(await this.clients.disable(tenant, id)))
+      throw new AdminInputError(`no client ${id} in tenant ${tenant}`);
     return { client: { client_id: id, enabled: false } };
   }
 
   async addMembership(tenantId: string, rawEmail: string, role: string): Promise<unknown> {
     const tenant = await this.tenants.find(tenantId);
     if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${tenantId}`);
-    if (!(MEMBERSHIP_ROLES as readonly string[]).includes(role)) throw new AdminInputError(`--role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
+    if (!(MEMBERSHIP_ROLES as readonly string[]).includes(role))
+      throw new AdminInputError(`--role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
     const email = canonicalEmail(rawEmail);
     if (!EMAIL.test(email)) throw new AdminInputError('--email must be an email address');
     // The developer may not have signed in yet: the control-plane user and identity are created
     // now and resolved at their first sign-in.
     const { user } = await this.identities.resolveOrCreate(
-      { tenantId: CONTROL_PLANE_TENANT_ID, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
+      {
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        provider: 'email',
+        providerSubject: email,
+        email,
+        emailVerified: true,
+        metadata: {},
+      },
       'regular',
     );
     await this.memberships.upsert(tenantId, user.id, role as MembershipRole);
@@ -97,12 +135,23 @@ export class AdminService {
     return { membership: { tenant: tenantId, removed: true } };
   }
 
-  async configureChat(input: { tenant: string; clientId: string; clientSecret: string; redirectUri: string }): Promise<unknown> {
+  async configureChat(input: {
+    tenant: string;
+    clientId: string;
+    clientSecret: string;
+    redirectUri: string;
+  }): Promise<unknown> {
     const tenant = await this.tenants.find(input.tenant);
     if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${input.tenant}`);
-    if (!input.clientId || !input.clientSecret) throw new AdminInputError('--client-id and --client-secret are required');
+    if (!input.clientId || !input.clientSecret)
+      throw new AdminInputError('--client-id and --client-secret are required');
     const redirectUri = httpUrl(input.redirectUri, '--redirect-uri');
-    await this.chatApps.configure({ tenantId: input.tenant, clientId: input.clientId, clientSecret: input.clientSecret, redirectUri });
+    await this.chatApps.configure({
+      tenantId: input.tenant,
+      clientId: input.clientId,
+      clientSecret: input.clientSecret,
+      redirectUri,
+    });
     return { chat_platform: { tenant: input.tenant, client_id: input.clientId, redirect_uri: redirectUri } };
   }
 }

@@ -16,7 +16,12 @@ class CliModule {
     return {
       module: CliModule,
       imports: [
-        { module: class ConfigHolder {}, global: true, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] },
+        {
+          module: class ConfigHolder {},
+          global: true,
+          providers: [{ provide: APP_CONFIG, useValue: config }],
+          exports: [APP_CONFIG],
+        },
         CryptoModule,
         DatabaseModule,
         DirectoryModule,
@@ -117,7 +122,9 @@ run(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${JSON.stringify({ error: err instanceof AdminInputError ? 'invalid_input' : 'failed', message })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ error: err instanceof AdminInputError ? 'invalid_input' : 'failed', message })}\n`,
+    );
     process.exitCode = 1;
   },
 );

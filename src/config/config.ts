@@ -251,11 +251,17 @@ export function loadConfig(env: Env): AppConfig {
   const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
 
   const databaseUrl = r.required('DATABASE_URL', { secret: true });
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) r.problems.push('DATABASE_URL: must be a postgres:// URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    r.problems.push('DATABASE_URL: must be a postgres:// URL');
   const redisUrl = r.required('REDIS_URL', { secret: true });
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) r.problems.push('REDIS_URL: must be a redis:// URL');
   const clusterRaw = r.raw('REDIS_CLUSTER_NODES');
-  const redisClusterNodes = clusterRaw ? clusterRaw.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const redisClusterNodes = clusterRaw
+    ? clusterRaw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
   if (redisClusterNodes.some((n) => !/^[^:\s]+:\d+$/.test(n))) {
     r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { custom, errors, generators, Issuer, type BaseClient, type TokenSet } from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DependencyUnavailableError } from '../http/app-error';
+import { DependencyUnavailableError } from '../errors/app-error';
 
 /** The management scope the console asks for (spec 4.2 names `tenant:read`). */
 const CONSOLE_SCOPE = 'tenant:read';
@@ -84,7 +84,11 @@ export class ConsoleApiClient {
    */
   async exchange(params: CallbackParams, checks: { state: string; codeVerifier: string }): Promise<GrantOutcome> {
     return this.grant(async (client) =>
-      client.oauthCallback(this.redirectUri, { ...params }, { state: checks.state, code_verifier: checks.codeVerifier, response_type: 'code' }),
+      client.oauthCallback(
+        this.redirectUri,
+        { ...params },
+        { state: checks.state, code_verifier: checks.codeVerifier, response_type: 'code' },
+      ),
     );
   }
 
@@ -97,13 +101,25 @@ export class ConsoleApiClient {
    * only Authorization, Accept and X-Request-Id; never the browser's Cookie or Authorization.
    * Throws DependencyUnavailableError on transport failure (timeout, refused, reset).
    */
-  async request(method: 'GET' | 'POST', path: string, accessToken: string, requestId: string | undefined): Promise<UpstreamResponse> {
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    accessToken: string,
+    requestId: string | undefined,
+  ): Promise<UpstreamResponse> {
     const client = await this.discovered();
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (requestId) headers['X-Request-Id'] = requestId;
     try {
-      const res = await client.requestResource(`${this.config.authInternalUrl}${path}`, accessToken, { method, headers });
-      return { status: res.statusCode ?? 502, headers: res.headers, body: Buffer.isBuffer(res.body) ? res.body : Buffer.alloc(0) };
+      const res = await client.requestResource(`${this.config.authInternalUrl}${path}`, accessToken, {
+        method,
+        headers,
+      });
+      return {
+        status: res.statusCode ?? 502,
+        headers: res.headers,
+        body: Buffer.isBuffer(res.body) ? res.body : Buffer.alloc(0),
+      };
     } catch (err) {
       throw new DependencyUnavailableError('console-api', err);
     }
@@ -117,15 +133,27 @@ export class ConsoleApiClient {
       return classify(err);
     }
     const { access_token, refresh_token, session_id, expires_in } = tokens;
-    if (typeof access_token !== 'string' || typeof refresh_token !== 'string' || typeof session_id !== 'string' || !session_id.startsWith('ses_') || typeof expires_in !== 'number' || expires_in <= 0) {
+    if (
+      typeof access_token !== 'string' ||
+      typeof refresh_token !== 'string' ||
+      typeof session_id !== 'string' ||
+      !session_id.startsWith('ses_') ||
+      typeof expires_in !== 'number' ||
+      expires_in <= 0
+    ) {
       // Not the contract's token answer: a protocol failure, never worth retrying.
       return { kind: 'rejected', reason: 'malformed token response' };
     }
-    return { kind: 'granted', grant: { accessToken: access_token, refreshToken: refresh_token, sessionId: session_id, expiresIn: expires_in } };
+    return {
+      kind: 'granted',
+      grant: { accessToken: access_token, refreshToken: refresh_token, sessionId: session_id, expiresIn: expires_in },
+    };
   }
 
   private async discovered(): Promise<BaseClient> {
-    this.client ??= Issuer.discover(`${this.config.authInternalUrl}/t/control-plane/.well-known/openid-configuration`).then(
+    this.client ??= Issuer.discover(
+      `${this.config.authInternalUrl}/t/control-plane/.well-known/openid-configuration`,
+    ).then(
       (issuer) =>
         new issuer.Client({
           client_id: this.config.consoleClientId,

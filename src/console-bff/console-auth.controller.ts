@@ -59,7 +59,10 @@ export class ConsoleAuthController {
 
   @Get('current')
   @UsePolicy('console-session')
-  current(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Res({ passthrough: true }) res: Response): Promise<{ user: ManagementUser }> {
+  current(
+    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ user: ManagementUser }> {
     res.setHeader('Cache-Control', 'no-store');
     return this.sessions.currentUser(session, requestIdOf(res));
   }
@@ -68,7 +71,10 @@ export class ConsoleAuthController {
   @Post('sign-out')
   @HttpCode(204)
   @UsePolicy('console-session')
-  async signOut(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async signOut(
+    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     await this.sessions.signOut(session, requestIdOf(res));
     expireHostCookie(res, CONSOLE_COOKIE, 'strict');

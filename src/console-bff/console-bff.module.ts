@@ -16,6 +16,13 @@ import { PendingSignInsStore } from './pending-sign-ins.store';
  */
 @Module({
   controllers: [ConsoleAuthController, ManagementProxyController, ConsolePageController],
-  providers: [ConsoleApiClient, PendingSignInsStore, ConsoleSessionsStore, ConsoleSessionService, ConsoleSignInService, ConsoleSessionAuthenticator],
+  providers: [
+    ConsoleApiClient,
+    PendingSignInsStore,
+    ConsoleSessionsStore,
+    ConsoleSessionService,
+    ConsoleSignInService,
+    ConsoleSessionAuthenticator,
+  ],
 })
 export class ConsoleBffModule {}

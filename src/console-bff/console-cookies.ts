@@ -1,4 +1,4 @@
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 
 /** The console session cookie (spec 2.2): an opaque random id, nothing else. */
 export const CONSOLE_COOKIE = '__Host-svc_console';
@@ -28,5 +28,9 @@ const EXPIRED_CONSOLE_COOKIE = `${CONSOLE_COOKIE}=; Path=/; Expires=Thu, 01 Jan 
 
 /** 401 for a console session that is missing, unknown, tampered with, expired or dropped. */
 export function sessionEnded(expireCookie = true): AppError {
-  return new AppError('unauthorized', 'No console session. Sign in again.', expireCookie ? { 'Set-Cookie': EXPIRED_CONSOLE_COOKIE } : {});
+  return new AppError(
+    'unauthorized',
+    'No console session. Sign in again.',
+    expireCookie ? { 'Set-Cookie': EXPIRED_CONSOLE_COOKIE } : {},
+  );
 }

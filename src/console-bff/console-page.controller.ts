@@ -2,7 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { UsePolicy } from '../http/policy.decorator';
 
 const asset = (name: string, type: string) => ({ type, body: readFileSync(join(__dirname, 'assets', name)) });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
 import { readCookie } from '../http/cookies';
 import { originMatches } from '../http/origin.authenticators';
@@ -40,7 +40,8 @@ export class ConsoleSessionAuthenticator implements Authenticator, OnModuleInit 
       throw new AppError('forbidden', 'The Origin header does not match this service.');
     }
     const cookie = readCookie(req.headers.cookie, CONSOLE_COOKIE);
-    if (!isCookieValue(cookie)) throw sessionEnded(cookie !== undefined || (req.headers.cookie ?? '').includes(`${CONSOLE_COOKIE}=`));
+    if (!isCookieValue(cookie))
+      throw sessionEnded(cookie !== undefined || (req.headers.cookie ?? '').includes(`${CONSOLE_COOKIE}=`));
     const sessionHandle = sessionHandleOf(cookie);
     const stored = await this.store.read(sessionHandle);
     if (!stored || Date.now() >= stored.record.absoluteExpiresAt) throw sessionEnded();

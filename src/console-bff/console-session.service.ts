@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError, DependencyUnavailableError } from '../http/app-error';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { ConsoleSessionState, PrincipalOf } from '../http/principal';
 import { newSecret } from '../platform/crypto/ids';
 import { ConsoleApiClient, type TokenGrant, type UpstreamResponse } from './console-api.client';
@@ -56,16 +56,21 @@ export class ConsoleSessionService {
 
   /** Redis TTL of a record: the idle lifetime, never past the absolute end (spec 2.2). */
   ttlSeconds(record: ConsoleSessionState, now = Date.now()): number {
-    return Math.max(1, Math.min(this.config.ttl.consoleSessionIdle, Math.ceil((record.absoluteExpiresAt - now) / 1000)));
+    return Math.max(
+      1,
+      Math.min(this.config.ttl.consoleSessionIdle, Math.ceil((record.absoluteExpiresAt - now) / 1000)),
+    );
   }
 
   /** GET /management-auth/current, answered with exactly the spec's user fields. */
   async currentUser(session: ConsoleSession, requestId: string | undefined): Promise<{ user: ManagementUser }> {
     const res = await this.callApi(session, 'GET', '/management-auth/current', requestId);
-    if (res.status !== 200) throw new DependencyUnavailableError('console-api', new Error(`current answered ${res.status}`));
+    if (res.status !== 200)
+      throw new DependencyUnavailableError('console-api', new Error(`current answered ${res.status}`));
     const body = JSON.parse(res.body.toString('utf8')) as { user?: Partial<ManagementUser> };
     const user = body.user;
-    if (typeof user?.id !== 'string' || typeof user.email !== 'string') throw new DependencyUnavailableError('console-api', new Error('malformed current answer'));
+    if (typeof user?.id !== 'string' || typeof user.email !== 'string')
+      throw new DependencyUnavailableError('console-api', new Error('malformed current answer'));
     return { user: { id: user.id, email: user.email, email_verified: user.email_verified === true } };
   }
 
@@ -73,7 +78,12 @@ export class ConsoleSessionService {
    * A call to the API with the session's bearer (spec 4.1). Upstream 401 drops the session
    * (spec 3, 7.1); upstream 5xx or no answer keeps it and gives 503 (spec 3).
    */
-  async callApi(session: ConsoleSession, method: 'GET' | 'POST', path: string, requestId: string | undefined): Promise<UpstreamResponse> {
+  async callApi(
+    session: ConsoleSession,
+    method: 'GET' | 'POST',
+    path: string,
+    requestId: string | undefined,
+  ): Promise<UpstreamResponse> {
     // Use extends the idle lifetime (spec 2.2: idle 8 h); a record gone meanwhile ends the session.
     if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session)))) throw sessionEnded();
     const accessToken = await this.accessToken(session);
@@ -83,7 +93,8 @@ export class ConsoleSessionService {
       this.logger.warn({ path }, 'API refused the console bearer; console session dropped');
       throw sessionEnded();
     }
-    if (res.status >= 500) throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
+    if (res.status >= 500)
+      throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
     return res;
   }
 
@@ -96,7 +107,8 @@ export class ConsoleSessionService {
   async signOut(session: ConsoleSession, requestId: string | undefined): Promise<void> {
     try {
       const res = await this.callApi(session, 'POST', '/management-auth/revoke', requestId);
-      if (res.status !== 200) throw new DependencyUnavailableError('console-api', new Error(`revoke answered ${res.status}`));
+      if (res.status !== 200)
+        throw new DependencyUnavailableError('console-api', new Error(`revoke answered ${res.status}`));
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'unauthorized')) throw err;
     }

@@ -72,7 +72,9 @@ export class ConsoleSessionsStore {
 
   async replace(previous: StoredConsoleSession, record: ConsoleSessionState, ttlSeconds: number): Promise<boolean> {
     const name = keyName(previous.handle);
-    return (await this.redis.eval(REPLACE, 1, name, previous.sealed, this.seal(name, record), String(ttlSeconds))) === 1;
+    return (
+      (await this.redis.eval(REPLACE, 1, name, previous.sealed, this.seal(name, record), String(ttlSeconds))) === 1
+    );
   }
 
   async destroy(handle: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DependencyUnavailableError } from '../http/app-error';
-import { dependencyOf } from '../http/dependency-failure';
+import { DependencyUnavailableError } from '../errors/app-error';
+import { dependencyOf } from '../errors/dependency-failure';
 import { safeEqual } from '../platform/crypto/digests';
 import { ConsoleApiClient, type CallbackParams } from './console-api.client';
 import { CONSOLE_COOKIE_MAX_AGE_LIMIT_SECONDS, isCookieValue } from './console-cookies';
@@ -46,7 +46,8 @@ export class ConsoleSignInService {
     try {
       if (!isCookieValue(flowCookie)) return failed('invalid_state');
       const pending = await this.pending.consume(flowCookie);
-      if (!pending || params.state === undefined || !safeEqual(params.state, pending.state)) return failed('invalid_state');
+      if (!pending || params.state === undefined || !safeEqual(params.state, pending.state))
+        return failed('invalid_state');
       const outcome = await this.api.exchange(params, pending);
       if (outcome.kind !== 'granted') {
         this.logger.warn({ outcome: outcome.kind, reason: outcome.reason }, 'console sign-in callback failed');

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { requestIdOf } from './console-auth.controller';
@@ -24,17 +24,28 @@ export class ManagementProxyController {
   constructor(private readonly sessions: ConsoleSessionService) {}
 
   @Get('tenants')
-  tenants(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Res() res: Response): Promise<void> {
+  tenants(
+    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.forward(session, '/management/tenants', res);
   }
 
   @Get('tenants/:id')
-  tenant(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  tenant(
+    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
+    @Param('id') id: string,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.forward(session, `/management/tenants/${tenantId(id)}`, res);
   }
 
   @Get('tenants/:id/clients')
-  clients(@CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  clients(
+    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
+    @Param('id') id: string,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.forward(session, `/management/tenants/${tenantId(id)}/clients`, res);
   }
 

@@ -32,7 +32,13 @@ export class PendingSignInsStore {
   async create(pending: PendingSignIn): Promise<string> {
     const cookie = newSecret();
     const name = keyName(cookie);
-    await this.redis.set(name, seal(this.config.consoleSessionKey, JSON.stringify(pending), aad(name)), 'EX', PENDING_SIGN_IN_TTL_SECONDS, 'NX');
+    await this.redis.set(
+      name,
+      seal(this.config.consoleSessionKey, JSON.stringify(pending), aad(name)),
+      'EX',
+      PENDING_SIGN_IN_TTL_SECONDS,
+      'NX',
+    );
     return cookie;
   }
 
@@ -44,6 +50,8 @@ export class PendingSignInsStore {
     const plain = open(this.config.consoleSessionKey, sealed, aad(name));
     if (plain === null) return null;
     const value = JSON.parse(plain) as Partial<PendingSignIn>;
-    return typeof value.state === 'string' && typeof value.codeVerifier === 'string' ? { state: value.state, codeVerifier: value.codeVerifier } : null;
+    return typeof value.state === 'string' && typeof value.codeVerifier === 'string'
+      ? { state: value.state, codeVerifier: value.codeVerifier }
+      : null;
   }
 }

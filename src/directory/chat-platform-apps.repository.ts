@@ -23,7 +23,13 @@ export class ChatPlatformAppsRepository {
 
   async configure(app: ChatPlatformApp): Promise<void> {
     await this.apps.upsert(
-      { tenantId: app.tenantId, clientId: app.clientId, clientSecretSealed: this.box.seal(app.clientSecret, purpose(app.tenantId)), redirectUri: app.redirectUri, updatedAt: new Date() },
+      {
+        tenantId: app.tenantId,
+        clientId: app.clientId,
+        clientSecretSealed: this.box.seal(app.clientSecret, purpose(app.tenantId)),
+        redirectUri: app.redirectUri,
+        updatedAt: new Date(),
+      },
       ['tenantId'],
     );
   }

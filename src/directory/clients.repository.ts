@@ -15,7 +15,10 @@ export class ClientsRepository {
    * One round trip for the guest hot path: whether the tenant is an active customer tenant, and
    * its enabled client of that id if there is one.
    */
-  async findEnabledOfActiveTenant(tenantId: string, id: string): Promise<{ tenantActive: boolean; client: ClientEntity | null }> {
+  async findEnabledOfActiveTenant(
+    tenantId: string,
+    id: string,
+  ): Promise<{ tenantActive: boolean; client: ClientEntity | null }> {
     const rows = await this.clients.query<Array<Record<string, unknown>>>(
       `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.secret_digest, c.created_at
          FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled

@@ -42,16 +42,25 @@ export class ControlPlaneSeedService {
       enabled: true,
       scopes: [...MANAGEMENT_SCOPES],
       redirectUris: [consoleCallbackUri(this.config)],
-      secretDigest: clientSecretDigest(this.pseudonymizer, this.config.consoleClientId, this.config.consoleClientSecret),
+      secretDigest: clientSecretDigest(
+        this.pseudonymizer,
+        this.config.consoleClientId,
+        this.config.consoleClientSecret,
+      ),
     });
-    return { realm: CONTROL_PLANE_TENANT_ID, client_id: this.config.consoleClientId, redirect_uri: consoleCallbackUri(this.config) };
+    return {
+      realm: CONTROL_PLANE_TENANT_ID,
+      client_id: this.config.consoleClientId,
+      redirect_uri: consoleCallbackUri(this.config),
+    };
   }
 
   /** Returns the problems found; empty means the seed matches the configuration. */
   async verify(): Promise<string[]> {
     const problems: string[] = [];
     const realm = await this.tenants.find(CONTROL_PLANE_TENANT_ID);
-    if (!realm || realm.kind !== 'control_plane' || realm.status !== 'active') problems.push('control-plane realm is missing or inactive');
+    if (!realm || realm.kind !== 'control_plane' || realm.status !== 'active')
+      problems.push('control-plane realm is missing or inactive');
     const client = await this.clients.find(this.config.consoleClientId);
     if (!client) {
       problems.push('console client row is missing');
@@ -64,7 +73,10 @@ export class ControlPlaneSeedService {
     if (client.redirectUris.length !== 1 || client.redirectUris[0] !== callback) {
       problems.push('console client redirect URI does not match CONSOLE_ORIGIN');
     }
-    if (!client.secretDigest || !clientSecretMatches(this.pseudonymizer, client.id, this.config.consoleClientSecret, client.secretDigest)) {
+    if (
+      !client.secretDigest ||
+      !clientSecretMatches(this.pseudonymizer, client.id, this.config.consoleClientSecret, client.secretDigest)
+    ) {
       problems.push('console client secret does not match CONSOLE_CLIENT_SECRET');
     }
     return problems;

@@ -10,7 +10,23 @@ import { TenantsRepository } from './tenants.repository';
 /** Tenants, clients, users, identities, memberships: shared by every feature module. */
 @Global()
 @Module({
-  providers: [ChatPlatformAppsRepository, TenantsRepository, ClientsRepository, IdentitiesRepository, MembershipsRepository, SessionRecordsRepository, ControlPlaneSeedService],
-  exports: [ChatPlatformAppsRepository, TenantsRepository, ClientsRepository, IdentitiesRepository, MembershipsRepository, SessionRecordsRepository, ControlPlaneSeedService],
+  providers: [
+    ChatPlatformAppsRepository,
+    TenantsRepository,
+    ClientsRepository,
+    IdentitiesRepository,
+    MembershipsRepository,
+    SessionRecordsRepository,
+    ControlPlaneSeedService,
+  ],
+  exports: [
+    ChatPlatformAppsRepository,
+    TenantsRepository,
+    ClientsRepository,
+    IdentitiesRepository,
+    MembershipsRepository,
+    SessionRecordsRepository,
+    ControlPlaneSeedService,
+  ],
 })
 export class DirectoryModule {}

@@ -25,7 +25,12 @@ export interface IdentityClaim {
 export class IdentitiesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  findIdentity(tenantId: string, provider: IdentityProvider, providerSubject: string, m: EntityManager = this.db.manager): Promise<IdentityEntity | null> {
+  findIdentity(
+    tenantId: string,
+    provider: IdentityProvider,
+    providerSubject: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<IdentityEntity | null> {
     return m.findOneBy(IdentityEntity, { tenantId, provider, providerSubject });
   }
 
@@ -43,7 +48,13 @@ export class IdentitiesRepository {
     if (existing) return { ...existing, created: false };
     try {
       return await this.db.transaction(async (m) => {
-        const user = m.create(UserEntity, { id: newId('usr'), tenantId: claim.tenantId, kind: newUserKind, status: 'active', deactivatedAt: null });
+        const user = m.create(UserEntity, {
+          id: newId('usr'),
+          tenantId: claim.tenantId,
+          kind: newUserKind,
+          status: 'active',
+          deactivatedAt: null,
+        });
         await m.insert(UserEntity, user);
         const identity = m.create(IdentityEntity, {
           id: newId('idn'),

@@ -7,7 +7,10 @@ import { SessionRecordEntity } from '../platform/database/entities/session-recor
 export class SessionRecordsRepository {
   constructor(@InjectRepository(SessionRecordEntity) private readonly records: Repository<SessionRecordEntity>) {}
 
-  async record(session: Omit<SessionRecordEntity, 'createdAt'>, m: EntityManager = this.records.manager): Promise<void> {
+  async record(
+    session: Omit<SessionRecordEntity, 'createdAt'>,
+    m: EntityManager = this.records.manager,
+  ): Promise<void> {
     await m.insert(SessionRecordEntity, session);
   }
 }

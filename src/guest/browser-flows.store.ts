@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { OneTimeStore } from '../platform/redis/one-time-store';
@@ -39,7 +39,13 @@ export class BrowserFlowsStore {
     if (cookie === undefined) {
       const fresh = newSecret();
       const cookieHash = sha256(fresh);
-      if (await this.store.putIfAbsent(key(flowId), { tenantId, cookieHash } satisfies FlowRecord, BROWSER_FLOW_TTL_SECONDS)) {
+      if (
+        await this.store.putIfAbsent(
+          key(flowId),
+          { tenantId, cookieHash } satisfies FlowRecord,
+          BROWSER_FLOW_TTL_SECONDS,
+        )
+      ) {
         return { flowId, cookieHash, newCookie: fresh };
       }
     }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError, DependencyUnavailableError } from '../http/app-error';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { ChatPlatformApp } from '../directory/chat-platform-apps.repository';
 
 export interface ChatPlatformUser {
@@ -43,8 +43,11 @@ export class ChatPlatformClient {
     });
     const accessToken = (token as { access_token?: unknown }).access_token;
     if (typeof accessToken !== 'string') throw new DependencyUnavailableError('chat_platform');
-    const user = (await this.call(`${base}/users/@me`, { headers: { Authorization: `Bearer ${accessToken}` } })) as Record<string, unknown>;
-    if (typeof user.id !== 'string' || !/^\d{1,32}$/.test(user.id) || typeof user.username !== 'string') throw new DependencyUnavailableError('chat_platform');
+    const user = (await this.call(`${base}/users/@me`, {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    })) as Record<string, unknown>;
+    if (typeof user.id !== 'string' || !/^\d{1,32}$/.test(user.id) || typeof user.username !== 'string')
+      throw new DependencyUnavailableError('chat_platform');
     return {
       id: user.id,
       username: user.username,
@@ -61,7 +64,8 @@ export class ChatPlatformClient {
       throw new DependencyUnavailableError('chat_platform', err);
     }
     // A refused code (400/401) is the caller's problem; anything else is the platform's.
-    if (res.status === 400 || res.status === 401) throw new AppError('invalid_request', 'The chat platform refused the authorization.');
+    if (res.status === 400 || res.status === 401)
+      throw new AppError('invalid_request', 'The chat platform refused the authorization.');
     if (!res.ok) throw new DependencyUnavailableError('chat_platform');
     try {
       return await res.json();

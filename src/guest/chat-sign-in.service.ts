@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository } from '../directory/chat-platform-apps.repository';
 import { IdentitiesRepository } from '../directory/identities.repository';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { OneTimeStore } from '../platform/redis/one-time-store';
@@ -48,7 +48,16 @@ export class ChatSignInService {
     if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
     const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     const state = newSecret();
-    await this.store.put(stateKey(state), { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash } satisfies ChatState, STATE_TTL_SECONDS);
+    await this.store.put(
+      stateKey(state),
+      {
+        tenantId: ctx.tenantId,
+        clientId: client.id,
+        flowId: ctx.flowId,
+        cookieHash: flow.cookieHash,
+      } satisfies ChatState,
+      STATE_TTL_SECONDS,
+    );
     return withCookie(flow, { location: this.platform.authorizeUrl(app, state) });
   }
 
@@ -64,17 +73,21 @@ export class ChatSignInService {
     const pending = await this.store.consume<ChatState>(stateKey(reply.state));
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
     const cookie = readCookie(pending.flowId);
-    if (!cookie || !safeEqual(sha256(cookie), pending.cookieHash)) throw new AppError('forbidden', 'The browser flow cookie is missing or does not match.');
+    if (!cookie || !safeEqual(sha256(cookie), pending.cookieHash))
+      throw new AppError('forbidden', 'The browser flow cookie is missing or does not match.');
     const client = await this.clients.resolve(tenantId, pending.clientId);
     const redirect = client.redirectUris[0];
     const app = await this.apps.find(tenantId);
-    if (!redirect || !app) throw new AppError('invalid_request', 'The client has no redirect URI or the tenant no chat platform.');
+    if (!redirect || !app)
+      throw new AppError('invalid_request', 'The client has no redirect URI or the tenant no chat platform.');
     if (reply.code === undefined || reply.error !== undefined) {
       // The player declined (or the platform refused) on the platform's page. The state proved
       // this browser started the flow, so the game hears about it at its registered redirect URI
       // instead of the player being stranded on an error page. Only two fixed codes go back: the
       // platform's own text is never reflected to the client.
-      return { location: withQuery(redirect, { error: reply.error === 'access_denied' ? 'access_denied' : 'server_error' }) };
+      return {
+        location: withQuery(redirect, { error: reply.error === 'access_denied' ? 'access_denied' : 'server_error' }),
+      };
     }
     const user = await this.platform.userForCode(app, reply.code);
     const { user: owner, identity } = await this.identities.resolveOrCreate(
@@ -88,7 +101,8 @@ export class ChatSignInService {
       },
       'provisional',
     );
-    if (owner.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_request', 'This account is not active.');
+    if (owner.status !== 'active' || identity.status !== 'active')
+      throw new AppError('invalid_request', 'This account is not active.');
     const ttl = this.config.ttl.providerProof;
     const proofId = await this.records.putProof(
       pending.flowId,

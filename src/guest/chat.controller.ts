@@ -20,15 +20,27 @@ export class ChatController {
   ) {}
 
   @Get('start')
-  async start(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: ChatStartQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async start(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Query() query: ChatStartQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, query, readCookie, flowCookieName);
     const { location } = sendWithFlowCookie(res, await this.chat.start(ctx));
     res.redirect(302, location);
   }
 
   @Get('callback')
-  async callback(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: ChatCallbackQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const { location } = await this.chat.callback(tenantId, query, (flowId) => readCookie(req.headers.cookie, flowCookieName(flowId)));
+  async callback(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Query() query: ChatCallbackQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { location } = await this.chat.callback(tenantId, query, (flowId) =>
+      readCookie(req.headers.cookie, flowCookieName(flowId)),
+    );
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, location);
   }

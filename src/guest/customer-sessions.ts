@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
-import { DependencyUnavailableError } from '../http/app-error';
+import { DependencyUnavailableError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -44,7 +44,12 @@ export class CustomerSessions {
    * The durable session row is written inside the caller's transaction when there is one, then
    * the live session in Redis; a failure of either issues nothing.
    */
-  async start(client: ClientEntity, userId: string, grant: string, m: EntityManager = this.db.manager): Promise<CustomerTokenSet> {
+  async start(
+    client: ClientEntity,
+    userId: string,
+    grant: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<CustomerTokenSet> {
     const sessionId = this.sessions.newSessionId();
     await this.records.record({ id: sessionId, tenantId: client.tenantId, userId, clientId: client.id }, m);
     return this.activate(client, userId, sessionId, grant);
@@ -53,15 +58,33 @@ export class CustomerSessions {
   /** The live session in Redis and its tokens, for a session whose row is already written. */
   async activate(client: ClientEntity, userId: string, sessionId: string, grant: string): Promise<CustomerTokenSet> {
     const scope = grantedScope(client);
-    const created = await this.sessions.create({ sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '' }, CUSTOMER_SESSION_TTL_SECONDS);
+    const created = await this.sessions.create(
+      { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '' },
+      CUSTOMER_SESSION_TTL_SECONDS,
+    );
     if (!created.created) throw new DependencyUnavailableError('redis');
     return this.tokenSet(client, userId, sessionId, scope, created.refreshToken, grant);
   }
 
-  async tokenSet(client: ClientEntity, userId: string, sessionId: string, scope: string, refreshToken: string, grant: string): Promise<CustomerTokenSet> {
+  async tokenSet(
+    client: ClientEntity,
+    userId: string,
+    sessionId: string,
+    scope: string,
+    refreshToken: string,
+    grant: string,
+  ): Promise<CustomerTokenSet> {
     const scopes = scope.split(' ');
-    const access = await this.tokens.issueAccess({ tenantId: client.tenantId, userId, sessionId, clientId: client.id, scope });
-    const idToken = scopes.includes('openid') ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId }) : undefined;
+    const access = await this.tokens.issueAccess({
+      tenantId: client.tenantId,
+      userId,
+      sessionId,
+      clientId: client.id,
+      scope,
+    });
+    const idToken = scopes.includes('openid')
+      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId })
+      : undefined;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });
     return {
       access_token: access.token,

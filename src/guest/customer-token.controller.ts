@@ -14,14 +14,22 @@ export class CustomerTokenController {
 
   @Post('token')
   @HttpCode(200)
-  token(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerTokenDto, @Res({ passthrough: true }) res: Response): Promise<CustomerTokenSet> {
+  token(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: CustomerTokenDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CustomerTokenSet> {
     res.setHeader('Cache-Control', 'no-store');
     return this.tokens.refresh(tenantId, body);
   }
 
   @Post('revoke')
   @HttpCode(200)
-  async revoke(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerRevokeDto, @Res({ passthrough: true }) res: Response): Promise<Record<string, never>> {
+  async revoke(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: CustomerRevokeDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, never>> {
     res.setHeader('Cache-Control', 'no-store');
     await this.tokens.revoke(tenantId, body);
     return {};

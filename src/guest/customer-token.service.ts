@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
@@ -19,9 +19,14 @@ export class CustomerTokenService {
     private readonly metrics: MetricsService,
   ) {}
 
-  async refresh(tenantId: string, body: { grant_type?: string; refresh_token?: string; client_id?: string }): Promise<CustomerTokenSet> {
-    if (body.grant_type !== 'refresh_token') throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
-    if (!body.refresh_token || !body.client_id) throw new AppError('invalid_request', 'refresh_token and client_id are required.');
+  async refresh(
+    tenantId: string,
+    body: { grant_type?: string; refresh_token?: string; client_id?: string },
+  ): Promise<CustomerTokenSet> {
+    if (body.grant_type !== 'refresh_token')
+      throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
+    if (!body.refresh_token || !body.client_id)
+      throw new AppError('invalid_request', 'refresh_token and client_id are required.');
     const client = await this.clients.resolve(tenantId, body.client_id);
     // A client without offline_access never received a refresh token to present.
     if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
@@ -34,7 +39,14 @@ export class CustomerTokenService {
       throw new AppError('invalid_grant');
     }
     const s = rotated.session;
-    return this.customerSessions.tokenSet(client, s.userId, s.sessionId, s.scope, rotated.refreshToken, 'refresh_token');
+    return this.customerSessions.tokenSet(
+      client,
+      s.userId,
+      s.sessionId,
+      s.scope,
+      rotated.refreshToken,
+      'refresh_token',
+    );
   }
 
   /** RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be stored. */

@@ -35,7 +35,13 @@ export class CustomerTokens {
     private readonly keys: KeyRing,
   ) {}
 
-  async issueAccess(input: { tenantId: string; userId: string; sessionId: string; clientId: string; scope: string }): Promise<{ token: string; expiresIn: number }> {
+  async issueAccess(input: {
+    tenantId: string;
+    userId: string;
+    sessionId: string;
+    clientId: string;
+    scope: string;
+  }): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.guestAccessToken;
     const token = await this.keys.sign('ES256', 'at+jwt', {
@@ -102,7 +108,8 @@ export class CustomerTokens {
     }
     const { aud, exp, iat, sub, sid, client_id, token_use, scope } = payload;
     if (typeof aud !== 'string' || aud !== client_id || token_use !== 'access') return null;
-    if (typeof exp !== 'number' || exp <= now || typeof iat !== 'number' || iat > now + FUTURE_SKEW_SECONDS) return null;
+    if (typeof exp !== 'number' || exp <= now || typeof iat !== 'number' || iat > now + FUTURE_SKEW_SECONDS)
+      return null;
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string') return null;
     return { tenantId, sub, sid, clientId: aud, scope: scope.split(' ').filter(Boolean), exp };
   }

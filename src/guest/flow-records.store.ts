@@ -103,12 +103,26 @@ export class FlowRecordsStore {
   }
 
   async consumeProviderProof(flowId: string, proofId: string, b: Binding): Promise<ProviderProof | null> {
-    const raw = await CONSUME_PROOF.run(this.redis, [proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, 'provider']);
+    const raw = await CONSUME_PROOF.run(
+      this.redis,
+      [proofKey(flowId, proofId)],
+      [b.tenantId, b.clientId, b.cookieHash, 'provider'],
+    );
     return typeof raw === 'string' ? (JSON.parse(raw) as ProviderProof) : null;
   }
 
-  async consumeUpgradeProof(flowId: string, proofId: string, b: Binding, userId: string, sessionId: string): Promise<boolean> {
-    const raw = await CONSUME_PROOF.run(this.redis, [proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId]);
+  async consumeUpgradeProof(
+    flowId: string,
+    proofId: string,
+    b: Binding,
+    userId: string,
+    sessionId: string,
+  ): Promise<boolean> {
+    const raw = await CONSUME_PROOF.run(
+      this.redis,
+      [proofKey(flowId, proofId)],
+      [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId],
+    );
     return typeof raw === 'string';
   }
 
@@ -123,12 +137,23 @@ export class FlowRecordsStore {
       [intentKey(flowId)],
       [JSON.stringify(fresh), intent.sessionId, intent.clientId, intent.tenantId, intent.cookieHash, ttlSeconds],
     )) as [string, string?];
-    if ((outcome === 'created' || outcome === 'renewed') && raw) return { outcome, intent: JSON.parse(raw) as LinkingIntent };
+    if ((outcome === 'created' || outcome === 'renewed') && raw)
+      return { outcome, intent: JSON.parse(raw) as LinkingIntent };
     return { outcome: 'conflict' };
   }
 
-  async consumeForUpgrade(flowId: string, proofId: string, b: Binding, sessionId: string, userId: string): Promise<{ intent: LinkingIntent; proof: ProviderProof } | null> {
-    const reply = await CONSUME_FOR_UPGRADE.run(this.redis, [intentKey(flowId), proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash, sessionId, userId]);
+  async consumeForUpgrade(
+    flowId: string,
+    proofId: string,
+    b: Binding,
+    sessionId: string,
+    userId: string,
+  ): Promise<{ intent: LinkingIntent; proof: ProviderProof } | null> {
+    const reply = await CONSUME_FOR_UPGRADE.run(
+      this.redis,
+      [intentKey(flowId), proofKey(flowId, proofId)],
+      [b.tenantId, b.clientId, b.cookieHash, sessionId, userId],
+    );
     if (!Array.isArray(reply)) return null;
     const [intent, proof] = reply as [string, string];
     return { intent: JSON.parse(intent) as LinkingIntent, proof: JSON.parse(proof) as ProviderProof };

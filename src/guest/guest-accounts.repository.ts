@@ -36,7 +36,9 @@ export class GuestAccountsRepository {
 
   /** The database clock, so "created after the intent" compares like with like. */
   async now(): Promise<number> {
-    const [row] = await this.db.query<Array<{ ms: string }>>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms');
+    const [row] = await this.db.query<Array<{ ms: string }>>(
+      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms',
+    );
     return Number(row?.ms);
   }
 
@@ -59,8 +61,14 @@ export class GuestAccountsRepository {
    * transaction. Row locks on the identity and both users serialise concurrent upgrades, so a
    * credential is attached at most once.
    */
-  async moveIdentity(m: EntityManager, input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number }): Promise<MoveOutcome> {
-    const guest = await m.query<unknown[]>(`SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'guest' AND status = 'active' FOR UPDATE`, [input.guestId, input.tenantId]);
+  async moveIdentity(
+    m: EntityManager,
+    input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number },
+  ): Promise<MoveOutcome> {
+    const guest = await m.query<unknown[]>(
+      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'guest' AND status = 'active' FOR UPDATE`,
+      [input.guestId, input.tenantId],
+    );
     if (guest.length !== 1) return 'not_guest';
     const [identity] = await m.query<Array<{ user_id: string; created_ms: string }>>(
       `SELECT user_id, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active' FOR UPDATE`,
@@ -68,7 +76,17 @@ export class GuestAccountsRepository {
     );
     if (!identity) return 'in_use';
     if (identity.user_id === input.guestId) return 'already_owned';
-    const [owner] = await m.query<Array<{ kind: string; status: string; created_ms: string; identities: number; had_session: boolean; had_membership: boolean; had_consent: boolean }>>(
+    const [owner] = await m.query<
+      Array<{
+        kind: string;
+        status: string;
+        created_ms: string;
+        identities: number;
+        had_session: boolean;
+        had_membership: boolean;
+        had_consent: boolean;
+      }>
+    >(
       `SELECT u.kind, u.status, (extract(epoch FROM u.created_at) * 1000)::bigint AS created_ms,
               (SELECT count(*) FROM identities i WHERE i.user_id = u.id)::int AS identities,
               EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id) AS had_session,
@@ -89,12 +107,17 @@ export class GuestAccountsRepository {
       !owner.had_consent;
     if (!pristine) return 'in_use';
     await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.guestId, input.identityId]);
-    await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [identity.user_id]);
+    await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [
+      identity.user_id,
+    ]);
     await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
     return 'moved';
   }
 
-  async audit(m: EntityManager, event: { type: string; tenantId: string; subject: string; data: Record<string, string | number | boolean | null> }): Promise<void> {
+  async audit(
+    m: EntityManager,
+    event: { type: string; tenantId: string; subject: string; data: Record<string, string | number | boolean | null> },
+  ): Promise<void> {
     await m.insert(AuditEventEntity, event);
   }
 }

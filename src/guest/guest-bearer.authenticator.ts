@@ -1,13 +1,14 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
 import { parseBearer } from '../http/bearer-token';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
 
-const invalidToken = (): AppError => new AppError('unauthorized', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+const invalidToken = (): AppError =>
+  new AppError('unauthorized', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 
 /**
  * Spec 4.3: the guest token's signature and its live session are verified for the tenant of the
@@ -33,7 +34,20 @@ export class GuestBearerAuthenticator implements Authenticator, OnModuleInit {
     const claims = token && typeof tenantId === 'string' ? await this.tokens.verifyAccess(token, tenantId) : null;
     if (!claims) throw invalidToken();
     const session = await this.sessions.get(claims.sid);
-    if (!session || session.tenantId !== claims.tenantId || session.userId !== claims.sub || session.clientId !== claims.clientId) throw invalidToken();
-    return { kind: 'guest', tenantId: claims.tenantId, userId: claims.sub, sessionId: claims.sid, clientId: claims.clientId, scope: claims.scope };
+    if (
+      !session ||
+      session.tenantId !== claims.tenantId ||
+      session.userId !== claims.sub ||
+      session.clientId !== claims.clientId
+    )
+      throw invalidToken();
+    return {
+      kind: 'guest',
+      tenantId: claims.tenantId,
+      userId: claims.sub,
+      sessionId: claims.sid,
+      clientId: claims.clientId,
+      scope: claims.scope,
+    };
   }
 }

@@ -16,7 +16,13 @@ import { UpgradeService, type UpgradeResponse } from './upgrade.service';
 export function sendWithFlowCookie<T>(res: Response, result: WithFlowCookie<T>): T {
   res.setHeader('Cache-Control', 'no-store');
   if (result.newFlowCookie) {
-    setHostCookie(res, flowCookieName(result.newFlowCookie.flowId), result.newFlowCookie.value, BROWSER_FLOW_TTL_SECONDS, 'lax');
+    setHostCookie(
+      res,
+      flowCookieName(result.newFlowCookie.flowId),
+      result.newFlowCookie.value,
+      BROWSER_FLOW_TTL_SECONDS,
+      'lax',
+    );
   }
   return result.body;
 }
@@ -32,7 +38,12 @@ export class GuestController {
   @Post('guest')
   @HttpCode(201)
   @UsePolicy('public')
-  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: FlowBoundDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<GuestResponse> {
+  async create(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: FlowBoundDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GuestResponse> {
     return sendWithFlowCookie(res, await this.guests.create(this.context(req, tenantId, body)));
   }
 
@@ -67,7 +78,12 @@ export class GuestController {
   @Post('sign-in')
   @HttpCode(200)
   @UsePolicy('public')
-  signIn(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: ProofDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  signIn(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: ProofDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     res.setHeader('Cache-Control', 'no-store');
     return this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
   }

@@ -7,7 +7,9 @@ const PROOF_ID = /^prf_[A-Za-z0-9_-]{16,64}$/;
 /** `{client_id, browser_flow_id}`: every guest-facing body starts with these (contract 6). */
 export class FlowBoundDto {
   @IsString() @Matches(CLIENT_ID) client_id!: string;
-  @IsString() @Matches(FLOW_ID, { message: 'browser_flow_id must match ^flw_[A-Za-z0-9_-]{16,64}$' }) browser_flow_id!: string;
+  @IsString()
+  @Matches(FLOW_ID, { message: 'browser_flow_id must match ^flw_[A-Za-z0-9_-]{16,64}$' })
+  browser_flow_id!: string;
 }
 
 export class LinkingIntentDto extends FlowBoundDto {

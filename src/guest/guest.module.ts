@@ -20,7 +20,13 @@ import { UpgradeService } from './upgrade.service';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
 @Module({
-  controllers: [TenantDiscoveryController, GuestController, TenantEmailController, ChatController, CustomerTokenController],
+  controllers: [
+    TenantDiscoveryController,
+    GuestController,
+    TenantEmailController,
+    ChatController,
+    CustomerTokenController,
+  ],
   providers: [
     BrowserFlowsStore,
     ChatPlatformClient,

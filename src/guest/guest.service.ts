@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlowsStore, type BoundFlow } from './browser-flows.store';
@@ -10,7 +10,10 @@ import { GuestAccountsRepository } from './guest-accounts.repository';
 import type { GuestRequestContext, WithFlowCookie } from './guest-request';
 import { TenantClients } from './tenant-clients';
 
-export type GuestResponse = { user_id: string; upgrade_proof: { proof_id: string; expires_in: number } } & CustomerTokenSet;
+export type GuestResponse = {
+  user_id: string;
+  upgrade_proof: { proof_id: string; expires_in: number };
+} & CustomerTokenSet;
 
 export const withCookie = <T>(flow: BoundFlow, body: T): WithFlowCookie<T> =>
   flow.newCookie ? { body, newFlowCookie: { flowId: flow.flowId, value: flow.newCookie } } : { body };
@@ -34,7 +37,12 @@ export class GuestService {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const domain = `svc:tenant:${ctx.tenantId}`;
     await this.limiter.hit(
-      { name: 'guest-create-client-ip', domain, subject: `${client.id}\0${ctx.ip}`, budget: this.config.rateLimits.guestCreateClientIp },
+      {
+        name: 'guest-create-client-ip',
+        domain,
+        subject: `${client.id}\0${ctx.ip}`,
+        budget: this.config.rateLimits.guestCreateClientIp,
+      },
       { name: 'guest-create-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
     );
     const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
@@ -44,7 +52,14 @@ export class GuestService {
     const ttl = this.config.ttl.upgradeProof;
     const proofId = await this.records.putProof(
       ctx.flowId,
-      { kind: 'upgrade', tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash, userId, sessionId: tokens.session_id },
+      {
+        kind: 'upgrade',
+        tenantId: ctx.tenantId,
+        clientId: client.id,
+        cookieHash: flow.cookieHash,
+        userId,
+        sessionId: tokens.session_id,
+      },
       ttl,
     );
     return withCookie(flow, { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens });
@@ -62,23 +77,38 @@ export class GuestService {
   ): Promise<WithFlowCookie<{ intent_id: string; expires_in: number }> & { created: boolean }> {
     if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId))) throw new AppError('invalid_proof', 'Only an active guest can link a credential.');
+    if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId)))
+      throw new AppError('invalid_proof', 'Only an active guest can link a credential.');
     const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };
-    if (upgradeProofId !== undefined && !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))) {
+    if (
+      upgradeProofId !== undefined &&
+      !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))
+    ) {
       throw new AppError('invalid_proof');
     }
     const ttl = this.config.ttl.linkingIntent;
-    const put = await this.records.putIntent(ctx.flowId, { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() }, ttl);
+    const put = await this.records.putIntent(
+      ctx.flowId,
+      { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() },
+      ttl,
+    );
     if (put.outcome === 'conflict') throw new AppError('intent_conflict');
-    return { ...withCookie(flow, { intent_id: put.intent.intentId, expires_in: ttl }), created: put.outcome === 'created' };
+    return {
+      ...withCookie(flow, { intent_id: put.intent.intentId, expires_in: ttl }),
+      created: put.outcome === 'created',
+    };
   }
 
   /** Explicit sign-in to the account that owns a proven credential (contract section 6). */
   async signIn(ctx: GuestRequestContext, proofId: string): Promise<{ user_id: string } & CustomerTokenSet> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
-    const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash });
+    const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, {
+      tenantId: ctx.tenantId,
+      clientId: client.id,
+      cookieHash: flow.cookieHash,
+    });
     if (!proof) throw new AppError('invalid_proof');
     const tokens = await this.accounts.transaction(async (m) => {
       if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');

@@ -19,7 +19,10 @@ export class TenantDiscoveryController {
   ) {}
 
   @Get('openid-configuration')
-  async configuration(@Param('tenantId', TenantIdPipe) tenantId: string, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+  async configuration(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
     await this.clients.requireActiveTenant(tenantId);
     res.setHeader('Cache-Control', 'public, max-age=300');
     const base = `${this.config.authOrigin}/t/${tenantId}`;
@@ -37,7 +40,10 @@ export class TenantDiscoveryController {
   }
 
   @Get('jwks.json')
-  async jwks(@Param('tenantId', TenantIdPipe) tenantId: string, @Res({ passthrough: true }) res: Response): Promise<{ keys: unknown[] }> {
+  async jwks(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ keys: unknown[] }> {
     await this.clients.requireActiveTenant(tenantId);
     res.setHeader('Cache-Control', 'public, max-age=300');
     return this.keys.jwks('ES256');

@@ -21,14 +21,24 @@ export class TenantEmailController {
 
   @Post('start')
   @HttpCode(202)
-  async start(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: TenantEmailStartDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ expires_in: number }> {
+  async start(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: TenantEmailStartDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ expires_in: number }> {
     const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
     return sendWithFlowCookie(res, await this.email.start(ctx, body.email));
   }
 
   @Post('verify')
   @HttpCode(200)
-  verify(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: TenantEmailVerifyDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ proof_id: string; expires_in: number }> {
+  verify(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: TenantEmailVerifyDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ proof_id: string; expires_in: number }> {
     res.setHeader('Cache-Control', 'no-store');
     const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
     return this.email.verify(ctx, body.email, body.code);

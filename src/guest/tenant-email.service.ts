@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
 import { Mailer } from '../platform/mail/mailer';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
@@ -54,11 +54,16 @@ export class TenantEmailService {
     return withCookie(flow, { expires_in: this.config.ttl.emailCode });
   }
 
-  async verify(ctx: GuestRequestContext, rawEmail: string, code: string): Promise<{ proof_id: string; expires_in: number }> {
+  async verify(
+    ctx: GuestRequestContext,
+    rawEmail: string,
+    code: string,
+  ): Promise<{ proof_id: string; expires_in: number }> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     const email = canonicalEmail(rawEmail);
-    if (!(await this.codes.check(tenantCodes(ctx.tenantId), ctx.flowId, email, code))) throw new AppError('invalid_code');
+    if (!(await this.codes.check(tenantCodes(ctx.tenantId), ctx.flowId, email, code)))
+      throw new AppError('invalid_code');
     const { user, identity } = await this.identities.resolveOrCreate(
       { tenantId: ctx.tenantId, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
       'provisional',

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 
 /** A path tenant id that cannot name a tenant is answered like an unknown tenant. */
 @Injectable()

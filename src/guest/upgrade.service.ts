@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError, DependencyUnavailableError } from '../http/app-error';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlowsStore } from './browser-flows.store';
@@ -34,7 +34,11 @@ export class UpgradeService {
     private readonly limiter: RateLimiter,
   ) {}
 
-  async upgrade(ctx: GuestRequestContext, guest: { userId: string; sessionId: string; clientId: string }, proofId: string): Promise<UpgradeResponse> {
+  async upgrade(
+    ctx: GuestRequestContext,
+    guest: { userId: string; sessionId: string; clientId: string },
+    proofId: string,
+  ): Promise<UpgradeResponse> {
     await this.limiter.hit({
       name: 'guest-upgrade-subject',
       domain: `svc:tenant:${ctx.tenantId}`,
@@ -45,7 +49,13 @@ export class UpgradeService {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
-    const consumed = await this.records.consumeForUpgrade(ctx.flowId, proofId, { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash }, guest.sessionId, guest.userId);
+    const consumed = await this.records.consumeForUpgrade(
+      ctx.flowId,
+      proofId,
+      { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash },
+      guest.sessionId,
+      guest.userId,
+    );
     if (!consumed) throw new AppError('invalid_proof');
     const { intent, proof } = consumed;
     // Rule 3: an email proof names a verified email identity; a chat proof was read from the
@@ -54,7 +64,12 @@ export class UpgradeService {
 
     // Rules 4 and 6: the move, the deactivation and the replacement session in one transaction.
     const tokens = await this.accounts.transaction(async (m) => {
-      const outcome = await this.accounts.moveIdentity(m, { tenantId: ctx.tenantId, guestId: guest.userId, identityId: proof.identityId, intentCreatedAt: intent.createdAt });
+      const outcome = await this.accounts.moveIdentity(m, {
+        tenantId: ctx.tenantId,
+        guestId: guest.userId,
+        identityId: proof.identityId,
+        intentCreatedAt: intent.createdAt,
+      });
       // Rule 7: another owner keeps the credential; no merge is attempted.
       if (outcome === 'in_use') throw new AppError('identity_in_use');
       // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
@@ -71,11 +86,22 @@ export class UpgradeService {
       () => null,
       (err: unknown) => err,
     );
-    const data = { old_session_id: guest.sessionId, new_session_id: tokens.session_id, provider: proof.provider, client_id: client.id };
+    const data = {
+      old_session_id: guest.sessionId,
+      new_session_id: tokens.session_id,
+      provider: proof.provider,
+      client_id: client.id,
+    };
     await this.accounts.transaction((m) =>
-      this.accounts.audit(m, { type: 'guest.upgraded', tenantId: ctx.tenantId, subject: guest.userId, data: revocation ? { ...data, old_session_revoked: false } : data }),
+      this.accounts.audit(m, {
+        type: 'guest.upgraded',
+        tenantId: ctx.tenantId,
+        subject: guest.userId,
+        data: revocation ? { ...data, old_session_revoked: false } : data,
+      }),
     );
-    if (revocation) throw revocation instanceof Error ? revocation : new DependencyUnavailableError('redis', revocation);
+    if (revocation)
+      throw revocation instanceof Error ? revocation : new DependencyUnavailableError('redis', revocation);
     this.logger.log({ tenant: ctx.tenantId, provider: proof.provider }, 'guest upgraded');
     return {
       user_id: guest.userId,

@@ -1,10 +1,15 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { errorBody } from './app-error';
+import { errorBody } from '../errors/app-error';
 
 export const BODY_LIMIT = '16kb';
 
 /** Endpoints that speak RFC 6749/7009 take form bodies as well as JSON (contract 3, 8). */
-const FORM_PATHS = [/^\/management-auth\/token$/, /^\/t\/[^/]+\/token$/, /^\/t\/[^/]+\/revoke$/, /^\/api\/auth\/(start|sign-out)$/];
+const FORM_PATHS = [
+  /^\/management-auth\/token$/,
+  /^\/t\/[^/]+\/token$/,
+  /^\/t\/[^/]+\/revoke$/,
+  /^\/api\/auth\/(start|sign-out)$/,
+];
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];

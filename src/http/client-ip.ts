@@ -10,6 +10,9 @@ export function clientIp(req: Request, trustProxy: boolean): string {
   const xff = req.headers['x-forwarded-for'];
   const header = Array.isArray(xff) ? xff.join(',') : xff;
   if (!header) return socketIp;
-  const hops = header.split(',').map((h) => h.trim()).filter(Boolean);
+  const hops = header
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   return hops[hops.length - 1] ?? socketIp;
 }

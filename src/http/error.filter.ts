@@ -1,8 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError, DependencyUnavailableError, ErrorCode, errorBody } from './app-error';
+import { AppError, DependencyUnavailableError, ErrorCode, errorBody } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
-import { dependencyOf } from './dependency-failure';
+import { dependencyOf } from '../errors/dependency-failure';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -37,7 +37,10 @@ export class ErrorFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown, req: Request): AppError {
     if (exception instanceof DependencyUnavailableError) {
-      this.logger.warn({ dependency: exception.dependency, err: describe(exception.causeError), path: req.path }, 'dependency unavailable');
+      this.logger.warn(
+        { dependency: exception.dependency, err: describe(exception.causeError), path: req.path },
+        'dependency unavailable',
+      );
       this.metrics.dependencyErrors.inc({ dependency: exception.dependency });
       return exception;
     }
@@ -49,7 +52,11 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const bodyParserType = (exception as { type?: unknown })?.type;
     if (bodyParserType === 'entity.too.large') return new AppError('payload_too_large');
-    if (bodyParserType === 'entity.parse.failed' || bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
+    if (
+      bodyParserType === 'entity.parse.failed' ||
+      bodyParserType === 'encoding.unsupported' ||
+      bodyParserType === 'charset.unsupported'
+    ) {
       return new AppError('invalid_request', 'The request body is not valid.');
     }
     const dependency = dependencyOf(exception);
@@ -58,7 +65,16 @@ export class ErrorFilter implements ExceptionFilter {
       this.metrics.dependencyErrors.inc({ dependency });
       return new AppError('temporarily_unavailable');
     }
-    this.logger.error({ err: exception instanceof Error ? { name: exception.name, message: exception.message, stack: exception.stack } : String(exception), path: req.path }, 'unhandled error');
+    this.logger.error(
+      {
+        err:
+          exception instanceof Error
+            ? { name: exception.name, message: exception.message, stack: exception.stack }
+            : String(exception),
+        path: req.path,
+      },
+      'unhandled error',
+    );
     return new AppError('server_error');
   }
 }
@@ -70,7 +86,7 @@ function describe(err: unknown): string | undefined {
 function validationMessage(exception: HttpException): string | undefined {
   const body = exception.getResponse();
   if (typeof body === 'object' && body !== null && 'message' in body) {
-    const m = (body).message;
+    const m = body.message;
     if (Array.isArray(m)) return m.map(String).slice(0, 5).join('; ');
     if (typeof m === 'string') return m;
   }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/config';
-import { errorBody } from './app-error';
+import { errorBody } from '../errors/app-error';
 
 const EVERY_HOST = new Set(['/healthz', '/readyz']);
 const AUTH_PREFIXES = ['/management-auth/', '/management/', '/t/'];
@@ -20,7 +20,7 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
     const path = req.path;
     if (EVERY_HOST.has(path)) return next();
     const forwarded = config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
-    const host = (typeof forwarded === 'string' ? forwarded : req.headers.host ?? '').toLowerCase();
+    const host = (typeof forwarded === 'string' ? forwarded : (req.headers.host ?? '')).toLowerCase();
     const allowed =
       (host === authHost && (AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p)))) ||
       (host === consoleHost && (CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p))));

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { AppError } from './app-error';
+import { AppError } from '../errors/app-error';
 import { AuthenticatorRegistry, type Authenticator } from './authenticator-registry';
 import type { Policy } from './policy.decorator';
 import type { Principal } from './principal';

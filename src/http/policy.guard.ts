@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AppError } from './app-error';
+import { AppError } from '../errors/app-error';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import { POLICY_KEY, type Policy } from './policy.decorator';
 import type { RequestWithPrincipal } from './principal';

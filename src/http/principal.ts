@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError } from './app-error';
+import { AppError } from '../errors/app-error';
 
 /** The typed caller an authenticator hands to the controller. */
 export type Principal =

@@ -47,7 +47,11 @@ export class AuthorizationCodesStore {
 
   async consume(code: string): Promise<ConsumeResult> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(code)) return { outcome: 'unknown' };
-    const reply = (await CONSUME.run(this.redis, [codeKey(code), usedKey(code)], [AUTHORIZATION_CODE_TTL_SECONDS * 5])) as string[];
+    const reply = (await CONSUME.run(
+      this.redis,
+      [codeKey(code), usedKey(code)],
+      [AUTHORIZATION_CODE_TTL_SECONDS * 5],
+    )) as string[];
     const [outcome, value] = reply;
     if (outcome === 'fresh' && value) return { outcome: 'fresh', grant: JSON.parse(value) as AuthorizationGrant };
     if (outcome === 'replayed' && value) return { outcome: 'replayed', sessionId: value };

@@ -27,13 +27,15 @@ export class AuthorizeService {
   ) {}
 
   async authorize(query: AuthorizeQuery): Promise<AuthorizeOutcome> {
-    const one = (name: string): string | undefined => (typeof query[name] === 'string' ? (query[name]) : undefined);
+    const one = (name: string): string | undefined => (typeof query[name] === 'string' ? query[name] : undefined);
     const clientId = one('client_id');
     const redirectUri = one('redirect_uri');
     if (clientId !== this.config.consoleClientId) return { kind: 'reject', message: 'Unknown client.' };
     const client = await this.clients.find(clientId);
-    if (!client || !client.enabled || client.tenantId !== CONTROL_PLANE_TENANT_ID) return { kind: 'reject', message: 'Unknown client.' };
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) return { kind: 'reject', message: 'The redirect URI is not registered for this client.' };
+    if (!client || !client.enabled || client.tenantId !== CONTROL_PLANE_TENANT_ID)
+      return { kind: 'reject', message: 'Unknown client.' };
+    if (!redirectUri || !client.redirectUris.includes(redirectUri))
+      return { kind: 'reject', message: 'The redirect URI is not registered for this client.' };
 
     const state = one('state');
     const fail = (error: string, description: string): AuthorizeOutcome => {
@@ -50,13 +52,24 @@ export class AuthorizeService {
     if (state === undefined || !STATE.test(state)) return fail('invalid_request', 'state is required.');
     if (one('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
     const codeChallenge = one('code_challenge');
-    if (!codeChallenge || !CODE_CHALLENGE.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be an S256 challenge.');
+    if (!codeChallenge || !CODE_CHALLENGE.test(codeChallenge))
+      return fail('invalid_request', 'code_challenge must be an S256 challenge.');
     const scopes = (one('scope') ?? '').split(' ');
     const known: readonly string[] = MANAGEMENT_SCOPES;
-    if (scopes.some((s) => !known.includes(s)) || new Set(scopes).size !== scopes.length || !client.scopes.some((s) => scopes.includes(s))) {
+    if (
+      scopes.some((s) => !known.includes(s)) ||
+      new Set(scopes).size !== scopes.length ||
+      !client.scopes.some((s) => scopes.includes(s))
+    ) {
       return fail('invalid_scope', 'scope must be unique management scopes.');
     }
-    const { flowId, cookie } = await this.flows.create({ clientId, redirectUri, state, codeChallenge, scope: scopes.join(' ') });
+    const { flowId, cookie } = await this.flows.create({
+      clientId,
+      redirectUri,
+      state,
+      codeChallenge,
+      scope: scopes.join(' '),
+    });
     return { kind: 'form', flowId, cookie };
   }
 }

@@ -40,8 +40,17 @@ export class ConsoleClientBasicStrategy extends PassportStrategy(BasicStrategy, 
     const credentials = parseBasicCredentials(req.headers.authorization);
     if (!credentials) return false;
     const client = await this.clientRow(credentials.clientId);
-    const usable = client !== null && client.enabled && client.type === 'confidential' && client.tenantId === CONTROL_PLANE_TENANT_ID;
-    const matches = clientSecretMatches(this.pseudonymizer, credentials.clientId, credentials.secret, client?.secretDigest ?? '');
+    const usable =
+      client !== null &&
+      client.enabled &&
+      client.type === 'confidential' &&
+      client.tenantId === CONTROL_PLANE_TENANT_ID;
+    const matches = clientSecretMatches(
+      this.pseudonymizer,
+      credentials.clientId,
+      credentials.secret,
+      client?.secretDigest ?? '',
+    );
     return usable && matches ? { clientId: credentials.clientId } : false;
   }
 

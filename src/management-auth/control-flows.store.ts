@@ -26,7 +26,11 @@ export class ControlFlowsStore {
   async create(flow: Omit<ControlFlow, 'cookieHash'>): Promise<{ flowId: string; cookie: string }> {
     const flowId = newId('flw');
     const cookie = newSecret();
-    await this.store.put(key(flowId), { ...flow, cookieHash: sha256(cookie) } satisfies ControlFlow, CONTROL_FLOW_TTL_SECONDS);
+    await this.store.put(
+      key(flowId),
+      { ...flow, cookieHash: sha256(cookie) } satisfies ControlFlow,
+      CONTROL_FLOW_TTL_SECONDS,
+    );
     return { flowId, cookie };
   }
 

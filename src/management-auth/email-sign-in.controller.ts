@@ -24,12 +24,20 @@ export class EmailSignInController {
 
   @Post('confirm')
   @HttpCode(200)
-  confirm(@Body() body: EmailConfirmDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ redirect_to: string }> {
+  confirm(
+    @Body() body: EmailConfirmDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ redirect_to: string }> {
     res.setHeader('Cache-Control', 'no-store');
     return this.signIn.confirm(this.context(req, body.flow_id), body.email, body.code);
   }
 
   private context(req: Request, flowId: string): EmailRequestContext {
-    return { flowId, flowCookie: readCookie(req.headers.cookie, CONTROL_FLOW_COOKIE), ip: clientIp(req, this.config.trustProxy) };
+    return {
+      flowId,
+      flowCookie: readCookie(req.headers.cookie, CONTROL_FLOW_COOKIE),
+      ip: clientIp(req, this.config.trustProxy),
+    };
   }
 }

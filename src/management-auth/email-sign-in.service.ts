@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { EmailCodesStore, MANAGEMENT_CODES } from '../platform/email-codes/email-codes.store';
 import { Mailer } from '../platform/mail/mailer';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
@@ -76,7 +76,14 @@ export class EmailSignInService {
     if (!(await this.codes.check(MANAGEMENT_CODES, ctx.flowId, email, code))) throw new AppError('invalid_code');
 
     const { user, identity } = await this.identities.resolveOrCreate(
-      { tenantId: CONTROL_PLANE_TENANT_ID, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
+      {
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        provider: 'email',
+        providerSubject: email,
+        email,
+        emailVerified: true,
+        metadata: {},
+      },
       'regular',
     );
     if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -37,7 +37,12 @@ export class ManagementBearerAuthenticator implements Authenticator, OnModuleIni
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims) throw invalidToken();
     const session = await this.sessions.get(claims.sid);
-    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.userId !== claims.sub || session.clientId !== claims.clientId) {
+    if (
+      !session ||
+      session.tenantId !== CONTROL_PLANE_TENANT_ID ||
+      session.userId !== claims.sub ||
+      session.clientId !== claims.clientId
+    ) {
       throw invalidToken();
     }
     return { kind: 'management', userId: claims.sub, sessionId: claims.sid, email: session.email, scope: claims.scope };

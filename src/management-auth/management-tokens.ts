@@ -41,7 +41,11 @@ export class ManagementTokens {
     this.issuer = controlPlaneIssuer(config);
   }
 
-  async issue(input: { userId: string; sessionId: string; scope: string }): Promise<{ token: string; expiresIn: number }> {
+  async issue(input: {
+    userId: string;
+    sessionId: string;
+    scope: string;
+  }): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.managementAccessToken;
     const token = await this.keys.sign('RS256', 'at+jwt', {
@@ -92,9 +96,12 @@ export class ManagementTokens {
     // jose accepts an audience array containing the value and tolerates skew on exp; both are
     // tightened here: the audience must be exactly the string, expiry has no grace.
     const { aud, exp, iat, sub, sid, client_id, token_use, scope } = payload;
-    if (aud !== MANAGEMENT_AUDIENCE || token_use !== 'management' || client_id !== this.config.consoleClientId) return null;
-    if (typeof exp !== 'number' || exp <= now || typeof iat !== 'number' || iat > now + FUTURE_SKEW_SECONDS) return null;
-    if (typeof sub !== 'string' || typeof sid !== 'string' || !sid.startsWith('ses_') || typeof scope !== 'string') return null;
+    if (aud !== MANAGEMENT_AUDIENCE || token_use !== 'management' || client_id !== this.config.consoleClientId)
+      return null;
+    if (typeof exp !== 'number' || exp <= now || typeof iat !== 'number' || iat > now + FUTURE_SKEW_SECONDS)
+      return null;
+    if (typeof sub !== 'string' || typeof sid !== 'string' || !sid.startsWith('ses_') || typeof scope !== 'string')
+      return null;
     return { sub, sid, clientId: client_id, scope: scope.split(' ').filter(Boolean), exp };
   }
 

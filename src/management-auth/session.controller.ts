@@ -20,7 +20,10 @@ export class SessionController {
 
   @Get('current')
   @UsePolicy('bearer:management')
-  current(@CurrentPrincipal('management') p: PrincipalOf<'management'>, @Res({ passthrough: true }) res: Response): ManagementUserResponse {
+  current(
+    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
+    @Res({ passthrough: true }) res: Response,
+  ): ManagementUserResponse {
     res.setHeader('Cache-Control', 'no-store');
     return { user: { id: p.userId, email: p.email, email_verified: true } };
   }
@@ -28,7 +31,10 @@ export class SessionController {
   @Post('revoke')
   @HttpCode(200)
   @UsePolicy('bearer:management')
-  async revoke(@CurrentPrincipal('management') p: PrincipalOf<'management'>, @Res({ passthrough: true }) res: Response): Promise<{ revoked: boolean }> {
+  async revoke(
+    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ revoked: boolean }> {
     res.setHeader('Cache-Control', 'no-store');
     return { revoked: await this.sessions.revoke(p.sessionId) };
   }
@@ -44,7 +50,8 @@ export class SessionController {
     res.setHeader('Cache-Control', 'no-store');
     const session = await this.sessions.get(body.session_id);
     // Only the caller's own control-plane sessions; any other id answers as unknown.
-    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== client.clientId) return { revoked: false };
+    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== client.clientId)
+      return { revoked: false };
     return { revoked: await this.sessions.revoke(body.session_id) };
   }
 }

@@ -4,7 +4,7 @@ import { consoleCallbackUri } from '../directory/control-plane-seed.service';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
-import { AppError } from '../http/app-error';
+import { AppError } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { AuthorizationCodesStore } from './authorization-codes.store';
@@ -80,10 +80,23 @@ export class TokenService {
     if (!pkceMatches(req.code_verifier, grant.codeChallenge)) throw invalidGrant('The PKCE verifier does not match.');
 
     const user = await this.identities.findUser(grant.userId);
-    if (!user || user.status !== 'active' || user.tenantId !== CONTROL_PLANE_TENANT_ID) throw invalidGrant('The user is not active.');
-    await this.sessionRecords.record({ id: grant.sessionId, tenantId: CONTROL_PLANE_TENANT_ID, userId: user.id, clientId });
+    if (!user || user.status !== 'active' || user.tenantId !== CONTROL_PLANE_TENANT_ID)
+      throw invalidGrant('The user is not active.');
+    await this.sessionRecords.record({
+      id: grant.sessionId,
+      tenantId: CONTROL_PLANE_TENANT_ID,
+      userId: user.id,
+      clientId,
+    });
     const created = await this.sessions.create(
-      { sessionId: grant.sessionId, tenantId: CONTROL_PLANE_TENANT_ID, userId: user.id, clientId, scope: grant.scope, email: grant.email },
+      {
+        sessionId: grant.sessionId,
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        userId: user.id,
+        clientId,
+        scope: grant.scope,
+        email: grant.email,
+      },
       CONTROL_PLANE_SESSION_TTL_SECONDS,
     );
     if (!created.created) throw invalidGrant('The authorization code was already used.');
@@ -99,15 +112,31 @@ export class TokenService {
         this.logger.warn('refresh token replayed; session revoked');
         this.metrics.refreshReplays.inc({ realm: 'control_plane', kind: 'refresh_token' });
       }
-      throw invalidGrant(rotated.outcome === 'replayed' ? 'The refresh token was already used; the session is revoked.' : 'The refresh token is invalid or expired.');
+      throw invalidGrant(
+        rotated.outcome === 'replayed'
+          ? 'The refresh token was already used; the session is revoked.'
+          : 'The refresh token is invalid or expired.',
+      );
     }
     const s = rotated.session;
     this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'refresh_token' });
     return this.respond(s.userId, s.sessionId, s.scope, rotated.refreshToken);
   }
 
-  private async respond(userId: string, sessionId: string, scope: string, refreshToken: string): Promise<TokenResponse> {
+  private async respond(
+    userId: string,
+    sessionId: string,
+    scope: string,
+    refreshToken: string,
+  ): Promise<TokenResponse> {
     const { token, expiresIn } = await this.tokens.issue({ userId, sessionId, scope });
-    return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, refresh_token: refreshToken, scope, session_id: sessionId };
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      refresh_token: refreshToken,
+      scope,
+      session_id: sessionId,
+    };
   }
 }

@@ -11,7 +11,12 @@ export interface TenantListResponse {
 }
 
 export interface TenantResponse {
-  readonly tenant: { readonly id: string; readonly name: string; readonly status: TenantEntity['status']; readonly created_at: string };
+  readonly tenant: {
+    readonly id: string;
+    readonly name: string;
+    readonly status: TenantEntity['status'];
+    readonly created_at: string;
+  };
 }
 
 export interface ClientListResponse {
@@ -24,16 +29,26 @@ export interface ClientListResponse {
   }>;
 }
 
-export function toTenantListResponse(rows: ReadonlyArray<{ tenant: TenantEntity; role: MembershipRole }>): TenantListResponse {
+export function toTenantListResponse(
+  rows: ReadonlyArray<{ tenant: TenantEntity; role: MembershipRole }>,
+): TenantListResponse {
   return { tenants: rows.map(({ tenant, role }) => ({ id: tenant.id, name: tenant.name, role })) };
 }
 
 export function toTenantResponse(tenant: TenantEntity): TenantResponse {
-  return { tenant: { id: tenant.id, name: tenant.name, status: tenant.status, created_at: tenant.createdAt.toISOString() } };
+  return {
+    tenant: { id: tenant.id, name: tenant.name, status: tenant.status, created_at: tenant.createdAt.toISOString() },
+  };
 }
 
 export function toClientListResponse(clients: readonly ClientEntity[]): ClientListResponse {
   return {
-    clients: clients.map((c) => ({ client_id: c.id, name: c.name, type: c.type, enabled: c.enabled, scopes: [...c.scopes] })),
+    clients: clients.map((c) => ({
+      client_id: c.id,
+      name: c.name,
+      type: c.type,
+      enabled: c.enabled,
+      scopes: [...c.scopes],
+    })),
   };
 }

@@ -2,7 +2,12 @@ import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
-import { toTenantResponse, type ClientListResponse, type TenantListResponse, type TenantResponse } from './management.dto';
+import {
+  toTenantResponse,
+  type ClientListResponse,
+  type TenantListResponse,
+  type TenantResponse,
+} from './management.dto';
 import { MemberTenant, TenantMembershipGuard, type MemberTenantAccess } from './tenant-membership.guard';
 import { TenantsService } from './tenants.service';
 
@@ -18,7 +23,10 @@ export class TenantsController {
   constructor(private readonly tenants: TenantsService) {}
 
   @Get()
-  list(@CurrentPrincipal('management') p: PrincipalOf<'management'>, @Res({ passthrough: true }) res: Response): Promise<TenantListResponse> {
+  list(
+    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TenantListResponse> {
     res.setHeader('Cache-Control', 'no-store');
     return this.tenants.listForUser(p.userId);
   }
@@ -32,7 +40,10 @@ export class TenantsController {
 
   @Get(':id/clients')
   @UseGuards(TenantMembershipGuard)
-  clients(@MemberTenant() access: MemberTenantAccess, @Res({ passthrough: true }) res: Response): Promise<ClientListResponse> {
+  clients(
+    @MemberTenant() access: MemberTenantAccess,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ClientListResponse> {
     res.setHeader('Cache-Control', 'no-store');
     return this.tenants.clientsOf(access.tenant.id);
   }

@@ -30,7 +30,8 @@ const ERRORS = {
   503: error('temporarily_unavailable (a dependency is unavailable; nothing was issued)'),
 };
 
-const pick = (...codes: (keyof typeof ERRORS)[]): Record<string, Schema> => Object.fromEntries(codes.map((c) => [String(c), ERRORS[c]]));
+const pick = (...codes: (keyof typeof ERRORS)[]): Record<string, Schema> =>
+  Object.fromEntries(codes.map((c) => [String(c), ERRORS[c]]));
 
 const TOKEN_RESPONSE = obj({
   access_token: str(),
@@ -54,75 +55,200 @@ const GUEST_TOKEN_SET = {
   session_id: str({ pattern: '^ses_' }),
 };
 const OPTIONAL_TOKENS = ['refresh_token', 'id_token'];
-const tokenSetRequired = (extra: string[]): string[] => [...extra, ...Object.keys(GUEST_TOKEN_SET).filter((k) => !OPTIONAL_TOKENS.includes(k))];
+const tokenSetRequired = (extra: string[]): string[] => [
+  ...extra,
+  ...Object.keys(GUEST_TOKEN_SET).filter((k) => !OPTIONAL_TOKENS.includes(k)),
+];
 const FLOW = { client_id: str({ pattern: '^cli_' }), browser_flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }) };
 const tenantParam = { name: 'tenantId', in: 'path', required: true, schema: str() };
 
 /** The guest API of contract section 6 (auth host). */
-function guestPaths(op: Op, body: Body, pick: (...c: (keyof typeof ERRORS)[]) => Record<string, Schema>, ok: (d: string, s: Schema) => Schema, none: Schema[]): Record<string, Schema> {
+function guestPaths(
+  op: Op,
+  body: Body,
+  pick: (...c: (keyof typeof ERRORS)[]) => Record<string, Schema>,
+  ok: (d: string, s: Schema) => Schema,
+  none: Schema[],
+): Record<string, Schema> {
   const guest = [{ guestBearer: [] }];
   const p = { parameters: [tenantParam] };
   const proof = obj({ proof_id: str({ pattern: '^prf_' }), expires_in: int() });
   return {
-    '/t/{tenantId}/.well-known/openid-configuration': { get: op('Tenant discovery', none, { 200: ok('discovery document', { type: 'object' }), ...pick(404) }, p) },
-    '/t/{tenantId}/.well-known/jwks.json': { get: op('Tenant public keys (ES256)', none, { 200: ok('JWK Set', { type: 'object' }), ...pick(404) }, p) },
+    '/t/{tenantId}/.well-known/openid-configuration': {
+      get: op('Tenant discovery', none, { 200: ok('discovery document', { type: 'object' }), ...pick(404) }, p),
+    },
+    '/t/{tenantId}/.well-known/jwks.json': {
+      get: op('Tenant public keys (ES256)', none, { 200: ok('JWK Set', { type: 'object' }), ...pick(404) }, p),
+    },
     '/t/{tenantId}/guest': {
-      post: op('Create a guest (abuse limits and client/tenant checks; sets the flow cookie for a new flow)', none, {
-        201: ok('guest token set', obj({ user_id: str({ pattern: '^usr_' }), upgrade_proof: proof, ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id', 'upgrade_proof']))),
-        400: error('invalid_request or invalid_client (unknown, disabled or foreign client)'),
-        ...pick(403, 404, 413, 429, 503),
-      }, { ...p, requestBody: body(obj(FLOW)) }),
+      post: op(
+        'Create a guest (abuse limits and client/tenant checks; sets the flow cookie for a new flow)',
+        none,
+        {
+          201: ok(
+            'guest token set',
+            obj(
+              { user_id: str({ pattern: '^usr_' }), upgrade_proof: proof, ...GUEST_TOKEN_SET },
+              tokenSetRequired(['user_id', 'upgrade_proof']),
+            ),
+          ),
+          400: error('invalid_request or invalid_client (unknown, disabled or foreign client)'),
+          ...pick(403, 404, 413, 429, 503),
+        },
+        { ...p, requestBody: body(obj(FLOW)) },
+      ),
     },
     '/t/{tenantId}/guest/linking-intent': {
-      post: op('Create or renew the flow’s linking intent', guest, {
-        201: ok('created', obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() })),
-        200: ok('renewed (same session, client and flow)', obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() })),
-        400: error('invalid_proof or invalid_request'),
-        409: error('intent_conflict: another live intent holds the flow'),
-        ...pick(401, 403, 404, 503),
-      }, { ...p, requestBody: body(obj({ ...FLOW, upgrade_proof_id: str({ pattern: '^prf_' }) }, ['client_id', 'browser_flow_id'])) }),
+      post: op(
+        'Create or renew the flow’s linking intent',
+        guest,
+        {
+          201: ok('created', obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() })),
+          200: ok(
+            'renewed (same session, client and flow)',
+            obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() }),
+          ),
+          400: error('invalid_proof or invalid_request'),
+          409: error('intent_conflict: another live intent holds the flow'),
+          ...pick(401, 403, 404, 503),
+        },
+        {
+          ...p,
+          requestBody: body(
+            obj({ ...FLOW, upgrade_proof_id: str({ pattern: '^prf_' }) }, ['client_id', 'browser_flow_id']),
+          ),
+        },
+      ),
     },
     '/t/{tenantId}/guest/upgrade': {
-      post: op('Attach a proven credential to the guest (needs the flow cookie too)', guest, {
-        200: ok('replacement token set, same user_id', obj({ user_id: str(), linked_identity: obj({ provider: str({ enum: ['email', 'chat_platform'] }), provider_subject: str(), email: { type: ['string', 'null'] } }), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id', 'linked_identity']))),
-        400: error('invalid_proof (any failed check of intent or proof)'),
-        409: error('identity_in_use'),
-        ...pick(401, 403, 404, 429, 503),
-      }, { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) }),
+      post: op(
+        'Attach a proven credential to the guest (needs the flow cookie too)',
+        guest,
+        {
+          200: ok(
+            'replacement token set, same user_id',
+            obj(
+              {
+                user_id: str(),
+                linked_identity: obj({
+                  provider: str({ enum: ['email', 'chat_platform'] }),
+                  provider_subject: str(),
+                  email: { type: ['string', 'null'] },
+                }),
+                ...GUEST_TOKEN_SET,
+              },
+              tokenSetRequired(['user_id', 'linked_identity']),
+            ),
+          ),
+          400: error('invalid_proof (any failed check of intent or proof)'),
+          409: error('identity_in_use'),
+          ...pick(401, 403, 404, 429, 503),
+        },
+        { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) },
+      ),
     },
     '/t/{tenantId}/email/start': {
-      post: op('Send an email verification code', none, { 202: ok('sent', obj({ expires_in: int() })), ...pick(400, 403, 404, 413, 429, 503) }, { ...p, requestBody: body(obj({ ...FLOW, email: str({ format: 'email' }) })) }),
+      post: op(
+        'Send an email verification code',
+        none,
+        { 202: ok('sent', obj({ expires_in: int() })), ...pick(400, 403, 404, 413, 429, 503) },
+        { ...p, requestBody: body(obj({ ...FLOW, email: str({ format: 'email' }) })) },
+      ),
     },
     '/t/{tenantId}/email/verify': {
-      post: op('Check the code; get a provider proof', none, { 200: ok('provider proof', proof), 400: error('invalid_code or invalid_request'), ...pick(403, 404, 413, 503) }, { ...p, requestBody: body(obj({ ...FLOW, email: str({ format: 'email' }), code: str({ pattern: '^\\d{6}$' }) })) }),
+      post: op(
+        'Check the code; get a provider proof',
+        none,
+        {
+          200: ok('provider proof', proof),
+          400: error('invalid_code or invalid_request'),
+          ...pick(403, 404, 413, 503),
+        },
+        {
+          ...p,
+          requestBody: body(obj({ ...FLOW, email: str({ format: 'email' }), code: str({ pattern: '^\\d{6}$' }) })),
+        },
+      ),
     },
     '/t/{tenantId}/chat/start': {
-      get: op('Send the browser to the chat platform', none, { 302: { description: 'to the platform’s authorize URL with state' }, ...pick(400, 403, 404, 503) }, {
-        parameters: [tenantParam, { name: 'client_id', in: 'query', required: true, schema: str() }, { name: 'browser_flow_id', in: 'query', required: true, schema: str() }],
-      }),
+      get: op(
+        'Send the browser to the chat platform',
+        none,
+        { 302: { description: 'to the platform’s authorize URL with state' }, ...pick(400, 403, 404, 503) },
+        {
+          parameters: [
+            tenantParam,
+            { name: 'client_id', in: 'query', required: true, schema: str() },
+            { name: 'browser_flow_id', in: 'query', required: true, schema: str() },
+          ],
+        },
+      ),
     },
     '/t/{tenantId}/chat/callback': {
-      get: op('Chat platform callback', none, { 302: { description: 'to the client’s redirect URI with proof_id and expires_in, or with error=access_denied|server_error when the platform reported an error' }, ...pick(400, 403, 404, 503) }, {
-        parameters: [
-          tenantParam,
-          { name: 'code', in: 'query', required: false, schema: str() },
-          { name: 'state', in: 'query', required: true, schema: str() },
-          { name: 'error', in: 'query', required: false, schema: str() },
-          { name: 'error_description', in: 'query', required: false, schema: str() },
-        ],
-      }),
+      get: op(
+        'Chat platform callback',
+        none,
+        {
+          302: {
+            description:
+              'to the client’s redirect URI with proof_id and expires_in, or with error=access_denied|server_error when the platform reported an error',
+          },
+          ...pick(400, 403, 404, 503),
+        },
+        {
+          parameters: [
+            tenantParam,
+            { name: 'code', in: 'query', required: false, schema: str() },
+            { name: 'state', in: 'query', required: true, schema: str() },
+            { name: 'error', in: 'query', required: false, schema: str() },
+            { name: 'error_description', in: 'query', required: false, schema: str() },
+          ],
+        },
+      ),
     },
     '/t/{tenantId}/sign-in': {
-      post: op('Sign in to the account that owns a proven credential', none, { 200: ok('token set', obj({ user_id: str(), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id']))), 400: error('invalid_proof or invalid_request'), ...pick(403, 404, 503) }, { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) }),
+      post: op(
+        'Sign in to the account that owns a proven credential',
+        none,
+        {
+          200: ok('token set', obj({ user_id: str(), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id']))),
+          400: error('invalid_proof or invalid_request'),
+          ...pick(403, 404, 503),
+        },
+        { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) },
+      ),
     },
     '/t/{tenantId}/token': {
-      post: op('Rotating refresh for customer sessions', none, { 200: ok('token set', obj(GUEST_TOKEN_SET, tokenSetRequired([]))), 400: error('invalid_grant, invalid_request, unsupported_grant_type, invalid_client'), ...pick(404, 503) }, {
-        ...p,
-        requestBody: body(obj({ grant_type: str({ const: 'refresh_token' }), refresh_token: str(), client_id: str() }), true),
-      }),
+      post: op(
+        'Rotating refresh for customer sessions',
+        none,
+        {
+          200: ok('token set', obj(GUEST_TOKEN_SET, tokenSetRequired([]))),
+          400: error('invalid_grant, invalid_request, unsupported_grant_type, invalid_client'),
+          ...pick(404, 503),
+        },
+        {
+          ...p,
+          requestBody: body(
+            obj({ grant_type: str({ const: 'refresh_token' }), refresh_token: str(), client_id: str() }),
+            true,
+          ),
+        },
+      ),
     },
     '/t/{tenantId}/revoke': {
-      post: op('RFC 7009 revocation (200 for unknown tokens)', none, { 200: ok('done', obj({})), ...pick(400, 404, 503) }, { ...p, requestBody: body(obj({ token: str(), token_type_hint: str(), client_id: str() }, ['token', 'client_id']), true) }),
+      post: op(
+        'RFC 7009 revocation (200 for unknown tokens)',
+        none,
+        { 200: ok('done', obj({})), ...pick(400, 404, 503) },
+        {
+          ...p,
+          requestBody: body(
+            obj({ token: str(), token_type_hint: str(), client_id: str() }, ['token', 'client_id']),
+            true,
+          ),
+        },
+      ),
     },
   };
 }
@@ -130,10 +256,17 @@ function guestPaths(op: Op, body: Body, pick: (...c: (keyof typeof ERRORS)[]) =>
 export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const auth = [{ url: config.authOrigin }];
   const consoleHost = [{ url: config.consoleOrigin }];
-  const op = (summary: string, security: Schema[], responses: Record<string, Schema>, extra: Schema = {}): Schema => ({ summary, security, responses, ...extra });
+  const op = (summary: string, security: Schema[], responses: Record<string, Schema>, extra: Schema = {}): Schema => ({
+    summary,
+    security,
+    responses,
+    ...extra,
+  });
   const body = (schema: Schema, form = false): Schema => ({
     required: true,
-    content: form ? { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } : { 'application/json': { schema } },
+    content: form
+      ? { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
+      : { 'application/json': { schema } },
   });
   const none: Schema[] = [];
   const bearer = [{ managementBearer: [] }];
@@ -141,82 +274,287 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const cookie = [{ consoleSession: [] }];
   return {
     openapi: '3.1.0',
-    info: { title: 'svc-auth', version: '1', description: 'Management sign-in, console BFF and guest authentication. Routing is by Host.' },
+    info: {
+      title: 'svc-auth',
+      version: '1',
+      description: 'Management sign-in, console BFF and guest authentication. Routing is by Host.',
+    },
     servers: auth,
     paths: {
-      '/healthz': { get: op('Liveness (every host)', none, { 200: ok('alive', obj({ status: str({ const: 'ok' }) })) }) },
-      '/readyz': { get: op('Readiness: PostgreSQL and Redis reachable (every host)', none, { 200: ok('ready', ref('Ready')), 503: ok('not ready', ref('Ready')) }) },
-      '/t/control-plane/.well-known/openid-configuration': { get: op('Control-plane discovery', none, { 200: ok('discovery document', { type: 'object' }) }) },
-      '/t/control-plane/.well-known/jwks.json': { get: op('Control-plane public keys (RS256)', none, { 200: ok('JWK Set', { type: 'object' }) }) },
-      '/management-auth/authorize': {
-        get: op('Validate an authorization request and serve the hosted sign-in form', none, {
-          200: { description: 'HTML sign-in form; sets __Host-svc_control_flow' },
-          303: { description: 'Redirect to the callback with error, state and iss' },
-          400: { description: 'HTML error page: unknown client or redirect URI (never redirects)' },
-        }, {
-          parameters: ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({ name, in: 'query', required: true, schema: str() })),
+      '/healthz': {
+        get: op('Liveness (every host)', none, { 200: ok('alive', obj({ status: str({ const: 'ok' }) })) }),
+      },
+      '/readyz': {
+        get: op('Readiness: PostgreSQL and Redis reachable (every host)', none, {
+          200: ok('ready', ref('Ready')),
+          503: ok('not ready', ref('Ready')),
         }),
       },
-      '/management-auth/assets/{name}': { get: op('Script and stylesheet of the sign-in form', none, { 200: { description: 'asset' }, 404: ERRORS[404] }, { parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] }) },
+      '/t/control-plane/.well-known/openid-configuration': {
+        get: op('Control-plane discovery', none, { 200: ok('discovery document', { type: 'object' }) }),
+      },
+      '/t/control-plane/.well-known/jwks.json': {
+        get: op('Control-plane public keys (RS256)', none, { 200: ok('JWK Set', { type: 'object' }) }),
+      },
+      '/management-auth/authorize': {
+        get: op(
+          'Validate an authorization request and serve the hosted sign-in form',
+          none,
+          {
+            200: { description: 'HTML sign-in form; sets __Host-svc_control_flow' },
+            303: { description: 'Redirect to the callback with error, state and iss' },
+            400: { description: 'HTML error page: unknown client or redirect URI (never redirects)' },
+          },
+          {
+            parameters: [
+              'response_type',
+              'client_id',
+              'redirect_uri',
+              'scope',
+              'state',
+              'code_challenge',
+              'code_challenge_method',
+            ].map((name) => ({ name, in: 'query', required: true, schema: str() })),
+          },
+        ),
+      },
+      '/management-auth/assets/{name}': {
+        get: op(
+          'Script and stylesheet of the sign-in form',
+          none,
+          { 200: { description: 'asset' }, 404: ERRORS[404] },
+          { parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] },
+        ),
+      },
       '/management-auth/email/start': {
-        post: op('Send a six-digit code (exact auth Origin and flow cookie)', [{ authOrigin: [], controlFlowCookie: [] }], {
-          202: ok('sent (same answer for every address)', obj({ expires_in: int() })),
-          ...pick(400, 403, 413, 429, 503),
-        }, { requestBody: body(obj({ flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }), email: str({ format: 'email', maxLength: 254 }) })) }),
+        post: op(
+          'Send a six-digit code (exact auth Origin and flow cookie)',
+          [{ authOrigin: [], controlFlowCookie: [] }],
+          {
+            202: ok('sent (same answer for every address)', obj({ expires_in: int() })),
+            ...pick(400, 403, 413, 429, 503),
+          },
+          {
+            requestBody: body(
+              obj({
+                flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }),
+                email: str({ format: 'email', maxLength: 254 }),
+              }),
+            ),
+          },
+        ),
       },
       '/management-auth/email/confirm': {
-        post: op('Check the code and get the redirect to the callback', [{ authOrigin: [], controlFlowCookie: [] }], {
-          200: ok('redirect_to carries code, state and iss', obj({ redirect_to: str({ format: 'uri' }) })),
-          400: error('invalid_code or invalid_request'),
-          ...pick(403, 413, 429, 503),
-        }, { requestBody: body(obj({ flow_id: str(), email: str({ format: 'email' }), code: str({ pattern: '^\\d{6}$' }) })) }),
+        post: op(
+          'Check the code and get the redirect to the callback',
+          [{ authOrigin: [], controlFlowCookie: [] }],
+          {
+            200: ok('redirect_to carries code, state and iss', obj({ redirect_to: str({ format: 'uri' }) })),
+            400: error('invalid_code or invalid_request'),
+            ...pick(403, 413, 429, 503),
+          },
+          {
+            requestBody: body(
+              obj({ flow_id: str(), email: str({ format: 'email' }), code: str({ pattern: '^\\d{6}$' }) }),
+            ),
+          },
+        ),
       },
       '/management-auth/token': {
-        post: op('Token endpoint: authorization_code (PKCE S256) and refresh_token grants', basic, {
-          200: ok('token set', TOKEN_RESPONSE),
-          400: error('invalid_request, invalid_grant or unsupported_grant_type (RFC 6749 5.2)'),
-          401: { ...error('invalid_client'), headers: { 'WWW-Authenticate': { schema: str() } } },
-          ...pick(413, 503),
-        }, {
-          requestBody: body(obj({ grant_type: str({ enum: ['authorization_code', 'refresh_token'] }), code: str(), redirect_uri: str(), code_verifier: str(), refresh_token: str() }, ['grant_type']), true),
-        }),
+        post: op(
+          'Token endpoint: authorization_code (PKCE S256) and refresh_token grants',
+          basic,
+          {
+            200: ok('token set', TOKEN_RESPONSE),
+            400: error('invalid_request, invalid_grant or unsupported_grant_type (RFC 6749 5.2)'),
+            401: { ...error('invalid_client'), headers: { 'WWW-Authenticate': { schema: str() } } },
+            ...pick(413, 503),
+          },
+          {
+            requestBody: body(
+              obj(
+                {
+                  grant_type: str({ enum: ['authorization_code', 'refresh_token'] }),
+                  code: str(),
+                  redirect_uri: str(),
+                  code_verifier: str(),
+                  refresh_token: str(),
+                },
+                ['grant_type'],
+              ),
+              true,
+            ),
+          },
+        ),
       },
       '/management-auth/current': {
         get: op('The signed-in developer', bearer, {
-          200: ok('user', obj({ user: obj({ id: str({ pattern: '^usr_' }), email: str(), email_verified: { const: true } }) })),
-          401: { ...error('unauthorized'), headers: { 'WWW-Authenticate': { schema: str({ const: 'Bearer error="invalid_token"' }) } } },
+          200: ok(
+            'user',
+            obj({ user: obj({ id: str({ pattern: '^usr_' }), email: str(), email_verified: { const: true } }) }),
+          ),
+          401: {
+            ...error('unauthorized'),
+            headers: { 'WWW-Authenticate': { schema: str({ const: 'Bearer error="invalid_token"' }) } },
+          },
           503: ERRORS[503],
         }),
       },
-      '/management-auth/revoke': { post: op('Revoke the caller’s control-plane session', bearer, { 200: ok('result', ref('Revoked')), 401: ERRORS[401], 503: ERRORS[503] }) },
+      '/management-auth/revoke': {
+        post: op('Revoke the caller’s control-plane session', bearer, {
+          200: ok('result', ref('Revoked')),
+          401: ERRORS[401],
+          503: ERRORS[503],
+        }),
+      },
       '/management-auth/revoke-session': {
-        post: op('Revoke a control-plane session by id', basic, { 200: ok('result', ref('Revoked')), ...pick(400, 401, 413, 503) }, { requestBody: body(obj({ session_id: str({ pattern: '^ses_' }) })) }),
+        post: op(
+          'Revoke a control-plane session by id',
+          basic,
+          { 200: ok('result', ref('Revoked')), ...pick(400, 401, 413, 503) },
+          { requestBody: body(obj({ session_id: str({ pattern: '^ses_' }) })) },
+        ),
       },
       '/management/tenants': {
-        get: op('Active tenants of the caller’s current memberships', bearer, { 200: ok('tenants', obj({ tenants: { type: 'array', items: obj({ id: str(), name: str(), role: str({ enum: ['owner', 'admin', 'developer', 'viewer'] }) }) } })), 401: ERRORS[401], 503: ERRORS[503] }),
+        get: op('Active tenants of the caller’s current memberships', bearer, {
+          200: ok(
+            'tenants',
+            obj({
+              tenants: {
+                type: 'array',
+                items: obj({ id: str(), name: str(), role: str({ enum: ['owner', 'admin', 'developer', 'viewer'] }) }),
+              },
+            }),
+          ),
+          401: ERRORS[401],
+          503: ERRORS[503],
+        }),
       },
       '/management/tenants/{id}': {
-        get: op('One tenant (membership required; 403 does not reveal existence)', bearer, { 200: ok('tenant', obj({ tenant: obj({ id: str(), name: str(), status: str(), created_at: str({ format: 'date-time' }) }) })), ...pick(401, 403, 503) }, { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] }),
+        get: op(
+          'One tenant (membership required; 403 does not reveal existence)',
+          bearer,
+          {
+            200: ok(
+              'tenant',
+              obj({ tenant: obj({ id: str(), name: str(), status: str(), created_at: str({ format: 'date-time' }) }) }),
+            ),
+            ...pick(401, 403, 503),
+          },
+          { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+        ),
       },
       '/management/tenants/{id}/clients': {
-        get: op('Clients of a tenant (membership required)', bearer, { 200: ok('clients', obj({ clients: { type: 'array', items: obj({ client_id: str(), name: str(), type: str({ enum: ['browser', 'native'] }), enabled: { type: 'boolean' }, scopes: { type: 'array', items: str() } }) } })), ...pick(401, 403, 503) }, { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] }),
+        get: op(
+          'Clients of a tenant (membership required)',
+          bearer,
+          {
+            200: ok(
+              'clients',
+              obj({
+                clients: {
+                  type: 'array',
+                  items: obj({
+                    client_id: str(),
+                    name: str(),
+                    type: str({ enum: ['browser', 'native'] }),
+                    enabled: { type: 'boolean' },
+                    scopes: { type: 'array', items: str() },
+                  }),
+                },
+              }),
+            ),
+            ...pick(401, 403, 503),
+          },
+          { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+        ),
       },
       ...guestPaths(op, body, pick, ok, none),
       '/': { get: op('Console page (console host)', none, { 200: { description: 'HTML' } }, { servers: consoleHost }) },
-      '/assets/{name}': { get: op('Console page assets (console host)', none, { 200: { description: 'asset' }, 404: ERRORS[404] }, { servers: consoleHost, parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] }) },
-      '/api/auth/start': { post: op('Start a console sign-in (exact console Origin)', [{ consoleOrigin: [] }], { 303: { description: 'Redirect to the authorize endpoint; sets __Host-svc_control_flow' }, 403: ERRORS[403], 503: ERRORS[503] }, { servers: consoleHost }) },
-      '/api/auth/callback': { get: op('OAuth callback of the console', none, { 303: { description: 'Redirect to / or /?error=<code>; sets __Host-svc_console on success' } }, { servers: consoleHost }) },
-      '/api/auth/current': { get: op('The signed-in developer, via the console session', cookie, { 200: ok('user', obj({ user: obj({ id: str(), email: str(), email_verified: { type: 'boolean' } }) })), 401: ERRORS[401], 503: ERRORS[503] }, { servers: consoleHost }) },
-      '/api/auth/sign-out': { post: op('Sign out (exact console Origin)', cookie, { 204: { description: 'signed out; cookie expired' }, ...pick(401, 403, 503) }, { servers: consoleHost }) },
-      '/api/management/tenants': { get: op('Proxy of GET /management/tenants', cookie, { 200: { description: 'as upstream' }, ...pick(401, 503) }, { servers: consoleHost }) },
-      '/api/management/tenants/{id}': { get: op('Proxy of GET /management/tenants/{id}', cookie, { 200: { description: 'as upstream' }, ...pick(401, 403, 503) }, { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] }) },
-      '/api/management/tenants/{id}/clients': { get: op('Proxy of GET /management/tenants/{id}/clients', cookie, { 200: { description: 'as upstream' }, ...pick(401, 403, 503) }, { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] }) },
+      '/assets/{name}': {
+        get: op(
+          'Console page assets (console host)',
+          none,
+          { 200: { description: 'asset' }, 404: ERRORS[404] },
+          { servers: consoleHost, parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] },
+        ),
+      },
+      '/api/auth/start': {
+        post: op(
+          'Start a console sign-in (exact console Origin)',
+          [{ consoleOrigin: [] }],
+          {
+            303: { description: 'Redirect to the authorize endpoint; sets __Host-svc_control_flow' },
+            403: ERRORS[403],
+            503: ERRORS[503],
+          },
+          { servers: consoleHost },
+        ),
+      },
+      '/api/auth/callback': {
+        get: op(
+          'OAuth callback of the console',
+          none,
+          { 303: { description: 'Redirect to / or /?error=<code>; sets __Host-svc_console on success' } },
+          { servers: consoleHost },
+        ),
+      },
+      '/api/auth/current': {
+        get: op(
+          'The signed-in developer, via the console session',
+          cookie,
+          {
+            200: ok('user', obj({ user: obj({ id: str(), email: str(), email_verified: { type: 'boolean' } }) })),
+            401: ERRORS[401],
+            503: ERRORS[503],
+          },
+          { servers: consoleHost },
+        ),
+      },
+      '/api/auth/sign-out': {
+        post: op(
+          'Sign out (exact console Origin)',
+          cookie,
+          { 204: { description: 'signed out; cookie expired' }, ...pick(401, 403, 503) },
+          { servers: consoleHost },
+        ),
+      },
+      '/api/management/tenants': {
+        get: op(
+          'Proxy of GET /management/tenants',
+          cookie,
+          { 200: { description: 'as upstream' }, ...pick(401, 503) },
+          { servers: consoleHost },
+        ),
+      },
+      '/api/management/tenants/{id}': {
+        get: op(
+          'Proxy of GET /management/tenants/{id}',
+          cookie,
+          { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
+          { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+        ),
+      },
+      '/api/management/tenants/{id}/clients': {
+        get: op(
+          'Proxy of GET /management/tenants/{id}/clients',
+          cookie,
+          { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
+          { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+        ),
+      },
     },
     components: {
       schemas: {
         Error: obj({ error: str({ pattern: '^[a-z_]+$' }), error_description: str() }),
         Revoked: obj({ revoked: { type: 'boolean' } }),
-        Ready: { type: 'object', properties: { status: str(), checks: obj({ postgres: str({ enum: ['up', 'down'] }), redis: str({ enum: ['up', 'down'] }) }) } },
+        Ready: {
+          type: 'object',
+          properties: {
+            status: str(),
+            checks: obj({ postgres: str({ enum: ['up', 'down'] }), redis: str({ enum: ['up', 'down'] }) }),
+          },
+        },
       },
       securitySchemes: {
         managementBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (RS256, aud urn:svc:management)' },

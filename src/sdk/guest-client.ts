@@ -25,7 +25,11 @@ export interface Proof {
 
 export interface Upgraded extends TokenSet {
   readonly user_id: string;
-  readonly linked_identity: { readonly provider: 'email' | 'chat_platform'; readonly provider_subject: string; readonly email: string | null };
+  readonly linked_identity: {
+    readonly provider: 'email' | 'chat_platform';
+    readonly provider_subject: string;
+    readonly email: string | null;
+  };
 }
 
 export class GuestApiError extends Error {
@@ -106,11 +110,19 @@ export class GuestClient {
     const proofId = q.get('proof_id');
     const expiresIn = Number(q.get('expires_in'));
     if (proofId && Number.isInteger(expiresIn) && expiresIn > 0) return { proof_id: proofId, expires_in: expiresIn };
-    throw new GuestApiError(0, q.get('error') ?? 'invalid_redirect', 'The chat platform sign-in did not produce a proof.');
+    throw new GuestApiError(
+      0,
+      q.get('error') ?? 'invalid_redirect',
+      'The chat platform sign-in did not produce a proof.',
+    );
   }
 
   createLinkingIntent(opts: { upgradeProofId?: string } = {}): Promise<{ intent_id: string; expires_in: number }> {
-    return this.post('guest/linking-intent', { ...this.flowBody(), ...(opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {}) }, true);
+    return this.post(
+      'guest/linking-intent',
+      { ...this.flowBody(), ...(opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {}) },
+      true,
+    );
   }
 
   async upgrade(proofId: string): Promise<Upgraded> {
@@ -120,7 +132,10 @@ export class GuestClient {
   }
 
   async signIn(proofId: string): Promise<TokenSet & { user_id: string }> {
-    const signedIn = await this.post<TokenSet & { user_id: string }>('sign-in', { ...this.flowBody(), proof_id: proofId });
+    const signedIn = await this.post<TokenSet & { user_id: string }>('sign-in', {
+      ...this.flowBody(),
+      proof_id: proofId,
+    });
     await this.keep(signedIn.user_id, signedIn);
     return signedIn;
   }
@@ -133,7 +148,11 @@ export class GuestClient {
     const refreshToken = await this.opts.storage?.get(this.storageKey());
     if (!refreshToken) throw new GuestApiError(0, 'no_refresh_token', 'No refresh token in secure storage.');
     try {
-      const tokens = await this.post<TokenSet>('token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.opts.clientId });
+      const tokens = await this.post<TokenSet>('token', {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: this.opts.clientId,
+      });
       await this.keep(this.session?.userId ?? '', tokens);
       return tokens;
     } catch (err) {
@@ -170,7 +189,11 @@ export class GuestClient {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (bearer && this.session) headers.Authorization = `Bearer ${this.session.accessToken}`;
     if (this.cookies.size > 0) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await (this.opts.fetch ?? fetch)(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const res = await (this.opts.fetch ?? fetch)(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');
       const eq = pair?.indexOf('=') ?? -1;

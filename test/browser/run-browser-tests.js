@@ -9,7 +9,13 @@ const { execFileSync } = require('node:child_process');
 if (!existsSync('/usr/bin/chromium')) {
   process.stderr.write('chromium missing: installing it with apt-get\n');
   execFileSync('apt-get', ['update'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
-execFileSync('npx', ['jest', '--config', 'test/jest.e2e.config.js', 'test/e2e/console-bff/browser'], { stdio: 'inherit', cwd: `${__dirname}/../..` });
+execFileSync('npx', ['jest', '--config', 'test/jest.e2e.config.js', 'test/e2e/console-bff/browser'], {
+  stdio: 'inherit',
+  cwd: `${__dirname}/../..`,
+});
 process.stderr.write('screenshots: test-output/screenshots/\n');

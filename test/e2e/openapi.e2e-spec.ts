@@ -1,7 +1,11 @@
-import { routeTable } from './../support/route-table';
-import { startTestApp, type TestApp } from './../support/test-app';
+import { routeTable } from '../support/route-table';
+import { startTestApp, type TestApp } from '../support/test-app';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>; components: { schemas: Record<string, { required?: string[] }> } };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, { required?: string[] }> };
+};
 
 describe('OpenAPI document at /openapi.json', () => {
   let t: TestApp;
@@ -19,23 +23,56 @@ describe('OpenAPI document at /openapi.json', () => {
       .map((r) => r.split(' -> ')[0] as string)
       .filter((r) => r !== 'GET /openapi.json')
       .map((r) => r.replace(/:(\w+)/g, '{$1}'));
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(mounted.sort());
   });
 
   it('states the contract shapes: error body, token response, session routes', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.schemas.Error?.required).toEqual(['error', 'error_description']);
-    const token = doc.paths['/management-auth/token']?.post?.responses['200'] as { content: Record<string, { schema: { required: string[] } }> };
-    expect(token.content['application/json']?.schema.required.sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'scope', 'session_id', 'token_type']);
-    expect(Object.keys(doc.paths['/management-auth/revoke-session']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '503']));
-    expect(Object.keys(doc.paths['/management-auth/email/start']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['202', '403', '429', '503']));
-    const guest = doc.paths['/t/{tenantId}/guest']?.post?.responses['201'] as { content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }> };
-    expect(guest.content['application/json']?.schema.required.sort()).toEqual(['access_token', 'expires_in', 'scope', 'session_id', 'token_type', 'upgrade_proof', 'user_id']);
-    expect(Object.keys(guest.content['application/json']?.schema.properties ?? {})).toEqual(expect.arrayContaining(['refresh_token', 'id_token']));
-    expect(Object.keys(doc.paths['/t/{tenantId}/guest/upgrade']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '409']));
+    const token = doc.paths['/management-auth/token']?.post?.responses['200'] as {
+      content: Record<string, { schema: { required: string[] } }>;
+    };
+    expect(token.content['application/json']?.schema.required.sort()).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_token',
+      'scope',
+      'session_id',
+      'token_type',
+    ]);
+    expect(Object.keys(doc.paths['/management-auth/revoke-session']?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '401', '503']),
+    );
+    expect(Object.keys(doc.paths['/management-auth/email/start']?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(['202', '403', '429', '503']),
+    );
+    const guest = doc.paths['/t/{tenantId}/guest']?.post?.responses['201'] as {
+      content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }>;
+    };
+    expect(guest.content['application/json']?.schema.required.sort()).toEqual([
+      'access_token',
+      'expires_in',
+      'scope',
+      'session_id',
+      'token_type',
+      'upgrade_proof',
+      'user_id',
+    ]);
+    expect(Object.keys(guest.content['application/json']?.schema.properties ?? {})).toEqual(
+      expect.arrayContaining(['refresh_token', 'id_token']),
+    );
+    expect(Object.keys(doc.paths['/t/{tenantId}/guest/upgrade']?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '409']),
+    );
     for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(ops)) expect({ route: `${method} ${path}`, security: Array.isArray(op.security) }).toEqual({ route: `${method} ${path}`, security: true });
+      for (const [method, op] of Object.entries(ops))
+        expect({ route: `${method} ${path}`, security: Array.isArray(op.security) }).toEqual({
+          route: `${method} ${path}`,
+          security: true,
+        });
     }
   });
 

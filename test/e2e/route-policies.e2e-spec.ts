@@ -1,5 +1,5 @@
-import { routeTable } from './../support/route-table';
-import { startTestApp, type TestApp } from './../support/test-app';
+import { routeTable } from '../support/route-table';
+import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
  * Who may call what, route by route. A change in this table is a change in the service's

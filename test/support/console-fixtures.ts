@@ -14,7 +14,14 @@ import type { TestApp } from './test-app';
 export async function controlPlaneUserId(t: TestApp, email: string): Promise<string> {
   const address = canonicalEmail(email);
   const { user } = await t.app.get(IdentitiesRepository).resolveOrCreate(
-    { tenantId: CONTROL_PLANE_TENANT_ID, provider: 'email', providerSubject: address, email: address, emailVerified: true, metadata: {} },
+    {
+      tenantId: CONTROL_PLANE_TENANT_ID,
+      provider: 'email',
+      providerSubject: address,
+      email: address,
+      emailVerified: true,
+      metadata: {},
+    },
     'regular',
   );
   return user.id;
@@ -24,7 +31,12 @@ export async function createTenant(t: TestApp, id: string, name: string): Promis
   await t.app.get(TenantsRepository).create(id, name, 'customer');
 }
 
-export async function addMember(t: TestApp, tenantId: string, email: string, role: MembershipRole = 'developer'): Promise<string> {
+export async function addMember(
+  t: TestApp,
+  tenantId: string,
+  email: string,
+  role: MembershipRole = 'developer',
+): Promise<string> {
   const userId = await controlPlaneUserId(t, email);
   await t.app.get(MembershipsRepository).upsert(tenantId, userId, role);
   return userId;

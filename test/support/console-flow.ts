@@ -32,7 +32,10 @@ export interface ConsoleStart {
 /** POST /api/auth/start as the console page's form does. */
 export async function consoleStart(t: TestApp): Promise<ConsoleStart> {
   const res = await t.console().post('/api/auth/start').set('Origin', t.consoleOrigin).expect(303);
-  return { authorizeUrl: new URL(res.headers.location as string), flowCookie: cookiePair(setCookieLine(res, FLOW_COOKIE)) };
+  return {
+    authorizeUrl: new URL(res.headers.location as string),
+    flowCookie: cookiePair(setCookieLine(res, FLOW_COOKIE)),
+  };
 }
 
 /** The hosted sign-in form on the auth host: authorize, email code over SMTP, confirm. Returns redirect_to. */
@@ -42,7 +45,13 @@ export async function signInAtAuthHost(t: TestApp, authorizeUrl: URL, email: str
   const authFlowCookie = cookiePair(setCookieLine(page, FLOW_COOKIE));
   if (!flowId) throw new Error('authorize did not render the sign-in form');
   const after = t.smtp.messages.length;
-  await t.auth().post('/management-auth/email/start').set('Origin', t.authOrigin).set('Cookie', authFlowCookie).send({ flow_id: flowId, email }).expect(202);
+  await t
+    .auth()
+    .post('/management-auth/email/start')
+    .set('Origin', t.authOrigin)
+    .set('Cookie', authFlowCookie)
+    .send({ flow_id: flowId, email })
+    .expect(202);
   const code = await t.smtp.waitForCode(email, { after });
   const confirmed = await t
     .auth()
@@ -93,5 +102,9 @@ export async function readConsoleRecord(t: TestApp, session: ConsoleSession): Pr
 /** Asserts a Set-Cookie line expires the console cookie (and nothing else of it is left). */
 export function expiresConsoleCookie(res: Response): boolean {
   const line = setCookieLine(res, CONSOLE_COOKIE);
-  return line !== undefined && /^__Host-svc_console=;/.test(line) && (/Max-Age=0/.test(line) || /Expires=Thu, 01 Jan 1970/.test(line));
+  return (
+    line !== undefined &&
+    /^__Host-svc_console=;/.test(line) &&
+    (/Max-Age=0/.test(line) || /Expires=Thu, 01 Jan 1970/.test(line))
+  );
 }

@@ -50,13 +50,18 @@ export class UpstreamSwitch {
         return;
       }
       if (sw.mode === 'fail-503') {
-        res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"temporarily_unavailable","error_description":"down"}');
+        res
+          .writeHead(503, { 'Content-Type': 'application/json' })
+          .end('{"error":"temporarily_unavailable","error_description":"down"}');
         return;
       }
-      const upstream = request({ host: '127.0.0.1', port: sw.target, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...sw.extraResponseHeaders });
-        answer.pipe(res);
-      });
+      const upstream = request(
+        { host: '127.0.0.1', port: sw.target, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...sw.extraResponseHeaders });
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       req.pipe(upstream);
     });

@@ -7,7 +7,8 @@ export const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1
 /** One template per test run (the global setup names it), so concurrent runs never collide. */
 export function templateDb(): string {
   const run = process.env.SVC_TEST_RUN_ID;
-  if (!run || !/^[0-9a-z]+$/.test(run)) throw new Error('SVC_TEST_RUN_ID is not set: run the tests through jest with the e2e config');
+  if (!run || !/^[0-9a-z]+$/.test(run))
+    throw new Error('SVC_TEST_RUN_ID is not set: run the tests through jest with the e2e config');
   return `svc_test_template_${run}`;
 }
 
@@ -35,7 +36,10 @@ export async function createTemplateDatabase(): Promise<void> {
   await admin(async (c) => {
     // Templates of earlier runs that ended abruptly are removed too, once they are old enough
     // that no run still in progress can be copying from them.
-    const others = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'svc_test_template_%' AND datname <> $1`, [template]);
+    const others = await c.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE 'svc_test_template_%' AND datname <> $1`,
+      [template],
+    );
     for (const { datname } of others.rows.filter((row) => runStartedAt(row.datname) < Date.now() - STALE_AFTER_MS)) {
       await c.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
     }

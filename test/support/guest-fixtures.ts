@@ -21,20 +21,40 @@ export interface GuestWorld {
  */
 export async function startGuestWorld(overrides: Record<string, string> = {}): Promise<GuestWorld> {
   const chat = await FakeChatPlatform.start();
-  const t = await startTestApp({ CHAT_PLATFORM_AUTHORIZE_URL: chat.authorizeUrl, CHAT_PLATFORM_API_BASE: chat.apiBase, ...overrides });
+  const t = await startTestApp({
+    CHAT_PLATFORM_AUTHORIZE_URL: chat.authorizeUrl,
+    CHAT_PLATFORM_API_BASE: chat.apiBase,
+    ...overrides,
+  });
   const tenants = t.app.get(TenantsRepository);
   const clients = t.app.get(ClientsRepository);
-  for (const [id, name] of [['acme', 'Acme Games'], ['beta', 'Beta Studio'], ['gone', 'Gone Inc']] as const) await tenants.create(id, name, 'customer');
+  for (const [id, name] of [
+    ['acme', 'Acme Games'],
+    ['beta', 'Beta Studio'],
+    ['gone', 'Gone Inc'],
+  ] as const)
+    await tenants.create(id, name, 'customer');
   await tenants.setStatus('gone', 'inactive');
   const client = (id: string, tenantId: string, type: 'browser' | 'native', scopes: string[], enabled = true) =>
-    clients.insert({ id, tenantId, name: id, type, enabled, scopes, redirectUris: [`https://play.${tenantId}.example/auth`], secretDigest: null });
+    clients.insert({
+      id,
+      tenantId,
+      name: id,
+      type,
+      enabled,
+      scopes,
+      redirectUris: [`https://play.${tenantId}.example/auth`],
+      secretDigest: null,
+    });
   await client('cli_game', 'acme', 'browser', ['openid', 'offline_access']);
   await client('cli_native', 'acme', 'native', []);
   await client('cli_off', 'acme', 'browser', ['openid'], false);
   await client('cli_beta', 'beta', 'browser', ['openid', 'offline_access']);
   await client('cli_gone', 'gone', 'browser', ['openid']);
   const redirectUri = `${t.authOrigin}/t/acme/chat/callback`;
-  await t.app.get(ChatPlatformAppsRepository).configure({ tenantId: 'acme', clientId: 'chat-app-1', clientSecret: 'chat-secret-1', redirectUri });
+  await t.app
+    .get(ChatPlatformAppsRepository)
+    .configure({ tenantId: 'acme', clientId: 'chat-app-1', clientSecret: 'chat-secret-1', redirectUri });
   chat.setApplication({ clientId: 'chat-app-1', clientSecret: 'chat-secret-1', redirectUri });
   return {
     t,

@@ -18,7 +18,10 @@ export function headerSafe(v: string): boolean {
 }
 
 /** The contract's error answer: JSON `{error, error_description}` with the given status, or any 4xx. */
-export function expectContractError(res: { status: number; body: unknown; headers: Record<string, string> }, status?: number): void {
+export function expectContractError(
+  res: { status: number; body: unknown; headers: Record<string, string> },
+  status?: number,
+): void {
   if (status === undefined) {
     expect(res.status).toBeLessThan(500);
     expect(res.status).toBeGreaterThanOrEqual(400);

@@ -23,7 +23,12 @@ export function callbackUri(t: TestApp): string {
   return `${t.consoleOrigin}/api/auth/callback`;
 }
 
-export function authorizeQuery(t: TestApp, pkce: Pkce, state: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+export function authorizeQuery(
+  t: TestApp,
+  pkce: Pkce,
+  state: string,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string> {
   const q: Record<string, string | undefined> = {
     response_type: 'code',
     client_id: CONSOLE_CLIENT_ID,
@@ -40,7 +45,11 @@ export function authorizeQuery(t: TestApp, pkce: Pkce, state: string, extra: Rec
 export async function startFlow(t: TestApp): Promise<StartedFlow> {
   const pkce = pkcePair();
   const state = randomBytes(16).toString('base64url');
-  const res = await t.auth().get('/management-auth/authorize').query(authorizeQuery(t, pkce, state)).expect(200);
+  const res = await t
+    .auth()
+    .get('/management-auth/authorize')
+    .query(authorizeQuery(t, pkce, state))
+    .expect(200);
   const flowId = /data-flow-id="(flw_[A-Za-z0-9_-]+)"/.exec(res.text)?.[1];
   const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
   const cookie = setCookie.find((c) => c.startsWith('__Host-svc_control_flow='))?.split(';')[0];
@@ -49,7 +58,12 @@ export async function startFlow(t: TestApp): Promise<StartedFlow> {
 }
 
 export function emailPost(t: TestApp, path: 'start' | 'confirm', flow: StartedFlow, body: Record<string, unknown>) {
-  return t.auth().post(`/management-auth/email/${path}`).set('Origin', t.authOrigin).set('Cookie', flow.cookie).send({ flow_id: flow.flowId, ...body });
+  return t
+    .auth()
+    .post(`/management-auth/email/${path}`)
+    .set('Origin', t.authOrigin)
+    .set('Cookie', flow.cookie)
+    .send({ flow_id: flow.flowId, ...body });
 }
 
 export async function requestCode(t: TestApp, flow: StartedFlow, email: string): Promise<string> {

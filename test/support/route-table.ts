@@ -18,7 +18,8 @@ export function routeTable(app: INestApplication): string[] {
         const path: unknown = Reflect.getMetadata(PATH_METADATA, handler);
         if (typeof path !== 'string') continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-        const policy: unknown = Reflect.getMetadata(POLICY_KEY, handler) ?? Reflect.getMetadata(POLICY_KEY, ctor) ?? 'NONE (denied)';
+        const policy: unknown =
+          Reflect.getMetadata(POLICY_KEY, handler) ?? Reflect.getMetadata(POLICY_KEY, ctor) ?? 'NONE (denied)';
         const full = `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
         rows.push(`${method} ${full} -> ${String(policy)}`);
       }

@@ -50,7 +50,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** The environment a suite's service runs with; `overrides` shorten lifetimes and the like. */
-export function testEnv(port: number, databaseName: string, smtpUrl: string, overrides: Record<string, string> = {}): Record<string, string> {
+export function testEnv(
+  port: number,
+  databaseName: string,
+  smtpUrl: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   const secrets = readTestSecrets();
   return {
     NODE_ENV: 'test',
@@ -92,13 +97,20 @@ export interface StartOptions {
 
 export async function startTestApp(overrides: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestApp> {
   const shared = opts.shareWith;
-  const [port, smtp, databaseName] = await Promise.all([freePort(), SmtpCatcher.start(), shared ? Promise.resolve(shared.databaseName) : createSuiteDatabase()]);
+  const [port, smtp, databaseName] = await Promise.all([
+    freePort(),
+    SmtpCatcher.start(),
+    shared ? Promise.resolve(shared.databaseName) : createSuiteDatabase(),
+  ]);
   const env = shared
     ? { ...shared.env, SMTP_URL: smtp.url, PORT: String(port), ...overrides }
     : testEnv(port, databaseName, smtp.url, overrides);
   const config = loadConfig(env);
   const logLines = opts.logLines;
-  const app = await createApp(config, logLines ? { logDestination: { write: (line: string) => void logLines.push(line) } } : {});
+  const app = await createApp(
+    config,
+    logLines ? { logDestination: { write: (line: string) => void logLines.push(line) } } : {},
+  );
   await app.get(ControlPlaneSeedService).seed();
   await app.listen(port);
   const pg = new Client({ connectionString: env.DATABASE_URL });
@@ -108,7 +120,10 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
   const prefix = env.REDIS_KEY_PREFIX ?? '';
   const clusterNodes = env.REDIS_CLUSTER_NODES ?? '';
   const redis = clusterNodes
-    ? new Cluster(clusterNodes.split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })), { keyPrefix: prefix })
+    ? new Cluster(
+        clusterNodes.split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })),
+        { keyPrefix: prefix },
+      )
     : new Redis(env.REDIS_URL ?? REDIS_URL, { keyPrefix: prefix });
   const redisKeys = async (): Promise<string[]> => {
     const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];

@@ -11,7 +11,6 @@ export interface TestSecrets {
   SIGNING_KEYS: string;
 }
 
-
 /** Generated once per test run by the global setup; every suite reads the same file. */
 export async function writeTestSecrets(): Promise<void> {
   const rsa = await generateKeyPair('RS256', { extractable: true });

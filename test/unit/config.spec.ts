@@ -49,12 +49,19 @@ describe('configuration (contract section 1)', () => {
     expect(c.rateLimits.enabled).toBe(true);
   });
 
-  it.each(['AUTH_ORIGIN', 'CONSOLE_ORIGIN', 'DATABASE_URL', 'REDIS_URL', 'CONSOLE_CLIENT_ID', 'CONSOLE_CLIENT_SECRET', 'CONSOLE_SESSION_KEY', 'PRIVACY_KEY', 'SIGNING_KEYS'])(
-    'names a missing %s',
-    (name) => {
-      expect(problemsOf(env({ [name]: undefined }))).toContain(`${name}: required`);
-    },
-  );
+  it.each([
+    'AUTH_ORIGIN',
+    'CONSOLE_ORIGIN',
+    'DATABASE_URL',
+    'REDIS_URL',
+    'CONSOLE_CLIENT_ID',
+    'CONSOLE_CLIENT_SECRET',
+    'CONSOLE_SESSION_KEY',
+    'PRIVACY_KEY',
+    'SIGNING_KEYS',
+  ])('names a missing %s', (name) => {
+    expect(problemsOf(env({ [name]: undefined }))).toContain(`${name}: required`);
+  });
 
   it('never prints a secret value in its messages', () => {
     const e = env({ CONSOLE_SESSION_KEY: SECRET_VALUE, PRIVACY_KEY: 'short', AUTH_ORIGIN: 'not a url' });
@@ -65,7 +72,11 @@ describe('configuration (contract section 1)', () => {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).not.toContain(SECRET_VALUE);
       expect((err as Error).message).not.toContain('short');
-      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['AUTH_ORIGIN', 'CONSOLE_SESSION_KEY', 'PRIVACY_KEY']);
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0])).toEqual([
+        'AUTH_ORIGIN',
+        'CONSOLE_SESSION_KEY',
+        'PRIVACY_KEY',
+      ]);
     }
   });
 
@@ -89,21 +100,32 @@ describe('configuration (contract section 1)', () => {
   });
 
   it('refuses RATE_LIMITS=off and MAIL_TRANSPORT=log in production', () => {
-    expect(problemsOf(env({ NODE_ENV: 'production', RATE_LIMITS: 'off', MAIL_TRANSPORT: 'log' })).map((p) => p.split(':')[0]).sort()).toEqual([
-      'MAIL_TRANSPORT',
-      'RATE_LIMITS',
-    ]);
+    expect(
+      problemsOf(env({ NODE_ENV: 'production', RATE_LIMITS: 'off', MAIL_TRANSPORT: 'log' }))
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['MAIL_TRANSPORT', 'RATE_LIMITS']);
     expect(loadConfig(env({ NODE_ENV: 'development', RATE_LIMITS: 'off' })).rateLimits.enabled).toBe(false);
   });
 
   it('requires an RS256 key for the control plane and an ES256 key for customers', () => {
-    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [ec] }) }))).toContain('SIGNING_KEYS: needs an RS256 key for the control plane');
-    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa] }) }))).toContain('SIGNING_KEYS: needs an ES256 key for customer tokens');
-    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa, { ...rsa }, ec] }) }))).toContain('SIGNING_KEYS: key 1 repeats a kid');
-    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [{ ...rsa, d: undefined }, ec] }) }))[0]).toMatch(/key 0 must be a private/);
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [ec] }) }))).toContain(
+      'SIGNING_KEYS: needs an RS256 key for the control plane',
+    );
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa] }) }))).toContain(
+      'SIGNING_KEYS: needs an ES256 key for customer tokens',
+    );
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [rsa, { ...rsa }, ec] }) }))).toContain(
+      'SIGNING_KEYS: key 1 repeats a kid',
+    );
+    expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [{ ...rsa, d: undefined }, ec] }) }))[0]).toMatch(
+      /key 0 must be a private/,
+    );
   });
 
   it('validates origins as bare origins', () => {
-    expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual(['AUTH_ORIGIN: must be a bare origin such as https://auth.example.com']);
+    expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual([
+      'AUTH_ORIGIN: must be a bare origin such as https://auth.example.com',
+    ]);
   });
 });

@@ -30,10 +30,14 @@ describe('HTTP Basic parsing (RFC 7617 / RFC 6749 2.3.1)', () => {
 
   it('round-trips any id and secret that a client encodes per RFC 6749', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ minLength: 1, maxLength: 40 }), (id, secret) => {
-        const header = basic(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`);
-        expect(parseBasicCredentials(header)).toEqual({ clientId: id, secret });
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.string({ minLength: 1, maxLength: 40 }),
+        (id, secret) => {
+          const header = basic(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`);
+          expect(parseBasicCredentials(header)).toEqual({ clientId: id, secret });
+        },
+      ),
       { seed: 42, numRuns: 300 },
     );
   });

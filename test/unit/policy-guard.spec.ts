@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppError } from '../../src/http/app-error';
+import { AppError } from '../../src/errors/app-error';
 import { AuthenticatorRegistry } from '../../src/http/authenticator-registry';
 import { UsePolicy } from '../../src/http/policy.decorator';
 import { PolicyGuard } from '../../src/http/policy.guard';
@@ -32,7 +32,8 @@ describe('PolicyGuard: deny by default', () => {
         : Promise.reject(new AppError('unauthorized')),
   });
   const guard = new PolicyGuard(new Reflector(), registry);
-  const req = (headers: Record<string, string> = {}): RequestWithPrincipal => ({ headers, path: '/x' }) as unknown as RequestWithPrincipal;
+  const req = (headers: Record<string, string> = {}): RequestWithPrincipal =>
+    ({ headers, path: '/x' }) as unknown as RequestWithPrincipal;
 
   it('denies a route that declares no policy', async () => {
     await expect(guard.canActivate(contextFor('undeclared', req()))).rejects.toMatchObject({ code: 'forbidden' });
@@ -56,6 +57,8 @@ describe('PolicyGuard: deny by default', () => {
   });
 
   it('refuses to register two authenticators for one policy', () => {
-    expect(() => registry.register({ policy: 'bearer:management', authenticate: () => Promise.reject(new Error('x')) })).toThrow(/twice/);
+    expect(() =>
+      registry.register({ policy: 'bearer:management', authenticate: () => Promise.reject(new Error('x')) }),
+    ).toThrow(/twice/);
   });
 });

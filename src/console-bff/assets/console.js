@@ -10,12 +10,16 @@
     sign_in_failed: 'Sign-in did not complete. Please try again.',
     temporarily_unavailable: 'The service is temporarily unavailable. Please try again in a moment.',
     session_ended: 'Your session has ended. Please sign in again.',
-    sign_out_failed: 'Sign-out could not be completed right now, so you are still signed in. Please try again.'
+    sign_out_failed: 'Sign-out could not be completed right now, so you are still signed in. Please try again.',
   };
 
-  function $(id) { return document.getElementById(id); }
+  function $(id) {
+    return document.getElementById(id);
+  }
 
-  function show(id, visible) { $(id).hidden = !visible; }
+  function show(id, visible) {
+    $(id).hidden = !visible;
+  }
 
   function showError(code) {
     var el = $('error');
@@ -29,7 +33,14 @@
     options.headers = { Accept: 'application/json' };
     return fetch(path, options).then(function (res) {
       if (res.status === 204) return { status: 204, body: null };
-      return res.json().catch(function () { return null; }).then(function (body) { return { status: res.status, body: body }; });
+      return res
+        .json()
+        .catch(function () {
+          return null;
+        })
+        .then(function (body) {
+          return { status: res.status, body: body };
+        });
     });
   }
 
@@ -51,12 +62,16 @@
     if (clients.length === 0) return element('p', 'No clients yet.', 'empty');
     var table = element('table');
     var head = element('tr');
-    ['Client', 'Client ID', 'Type', 'Status', 'Scopes'].forEach(function (h) { head.appendChild(element('th', h)); });
+    ['Client', 'Client ID', 'Type', 'Status', 'Scopes'].forEach(function (h) {
+      head.appendChild(element('th', h));
+    });
     table.appendChild(head);
     clients.forEach(function (c) {
       var row = element('tr');
       row.className = 'client';
-      [c.name, c.client_id, c.type, c.enabled ? 'enabled' : 'disabled', c.scopes.join(' ')].forEach(function (v) { row.appendChild(element('td', v)); });
+      [c.name, c.client_id, c.type, c.enabled ? 'enabled' : 'disabled', c.scopes.join(' ')].forEach(function (v) {
+        row.appendChild(element('td', v));
+      });
       table.appendChild(row);
     });
     return table;
@@ -72,7 +87,10 @@
     $('tenants').appendChild(item);
     return api('/api/management/tenants/' + encodeURIComponent(tenant.id) + '/clients').then(function (r) {
       if (r.status === 401) throw new Error('session_ended');
-      if (r.status !== 200 || !r.body) { clients.textContent = 'Clients could not be loaded.'; return; }
+      if (r.status !== 200 || !r.body) {
+        clients.textContent = 'Clients could not be loaded.';
+        return;
+      }
       item.replaceChild(clientsTable(r.body.clients), clients);
     });
   }
@@ -88,39 +106,55 @@
   }
 
   function load() {
-    return api('/api/auth/current').then(function (r) {
-      if (r.status === 401) { signedOut(); return; }
-      if (r.status !== 200 || !r.body) { show('loading', false); showError('temporarily_unavailable'); return; }
-      $('email').textContent = r.body.user.email;
-      show('loading', false);
-      show('account', true);
-      show('signed-in', true);
-      return loadTenants();
-    }).catch(function (err) {
-      var code = err && err.message;
-      if (code === 'session_ended') { signedOut(); showError(code); return; }
-      show('loading', false);
-      showError('temporarily_unavailable');
-    });
+    return api('/api/auth/current')
+      .then(function (r) {
+        if (r.status === 401) {
+          signedOut();
+          return;
+        }
+        if (r.status !== 200 || !r.body) {
+          show('loading', false);
+          showError('temporarily_unavailable');
+          return;
+        }
+        $('email').textContent = r.body.user.email;
+        show('loading', false);
+        show('account', true);
+        show('signed-in', true);
+        return loadTenants();
+      })
+      .catch(function (err) {
+        var code = err && err.message;
+        if (code === 'session_ended') {
+          signedOut();
+          showError(code);
+          return;
+        }
+        show('loading', false);
+        showError('temporarily_unavailable');
+      });
   }
 
   function signOut() {
     $('sign-out').disabled = true;
-    api('/api/auth/sign-out', { method: 'POST' }).then(function (r) {
-      $('sign-out').disabled = false;
-      // 401: the session had already ended; either way the user is signed out now.
-      if (r.status === 204 || r.status === 401) {
-        $('tenants').textContent = '';
-        $('email').textContent = '';
-        show('error', false);
-        signedOut();
-        return;
-      }
-      showError('sign_out_failed');
-    }, function () {
-      $('sign-out').disabled = false;
-      showError('sign_out_failed');
-    });
+    api('/api/auth/sign-out', { method: 'POST' }).then(
+      function (r) {
+        $('sign-out').disabled = false;
+        // 401: the session had already ended; either way the user is signed out now.
+        if (r.status === 204 || r.status === 401) {
+          $('tenants').textContent = '';
+          $('email').textContent = '';
+          show('error', false);
+          signedOut();
+          return;
+        }
+        showError('sign_out_failed');
+      },
+      function () {
+        $('sign-out').disabled = false;
+        showError('sign_out_failed');
+      },
+    );
   }
 
   document.addEventListener('DOMContentLoaded', function () {

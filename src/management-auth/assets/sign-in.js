@@ -12,46 +12,79 @@
     rate_limited: 'Too many attempts. Wait a little and try again.',
     forbidden: 'This sign-in session has expired. Start again from the console.',
     temporarily_unavailable: 'The service is temporarily unavailable. Try again shortly.',
-    invalid_request: 'Please check what you entered.'
+    invalid_request: 'Please check what you entered.',
   };
 
-  function say(text) { statusEl.textContent = text; }
+  function say(text) {
+    statusEl.textContent = text;
+  }
 
   function post(path, body) {
     return fetch('/management-auth/email/' + path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       credentials: 'same-origin',
-      body: JSON.stringify(body)
+      body: JSON.stringify(body),
     }).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (json) { return { ok: res.ok, json: json }; });
+      return res
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (json) {
+          return { ok: res.ok, json: json };
+        });
     });
   }
 
-  function fail(json) { say(messages[json.error] || 'Something went wrong. Try again.'); }
+  function fail(json) {
+    say(messages[json.error] || 'Something went wrong. Try again.');
+  }
 
   emailForm.addEventListener('submit', function (event) {
     event.preventDefault();
     email = document.getElementById('email').value.trim();
-    if (!email) { say('Enter your email address.'); return; }
+    if (!email) {
+      say('Enter your email address.');
+      return;
+    }
     say('Sending a code…');
-    post('start', { flow_id: flowId, email: email }).then(function (r) {
-      if (!r.ok) { fail(r.json); return; }
-      emailForm.hidden = true;
-      codeForm.hidden = false;
-      say('Check your inbox for the code.');
-      document.getElementById('code').focus();
-    }, function () { say('Network error. Try again.'); });
+    post('start', { flow_id: flowId, email: email }).then(
+      function (r) {
+        if (!r.ok) {
+          fail(r.json);
+          return;
+        }
+        emailForm.hidden = true;
+        codeForm.hidden = false;
+        say('Check your inbox for the code.');
+        document.getElementById('code').focus();
+      },
+      function () {
+        say('Network error. Try again.');
+      },
+    );
   });
 
   codeForm.addEventListener('submit', function (event) {
     event.preventDefault();
     var code = document.getElementById('code').value.trim();
-    if (!/^[0-9]{6}$/.test(code)) { say('The code has six digits.'); return; }
+    if (!/^[0-9]{6}$/.test(code)) {
+      say('The code has six digits.');
+      return;
+    }
     say('Signing in…');
-    post('confirm', { flow_id: flowId, email: email, code: code }).then(function (r) {
-      if (!r.ok) { fail(r.json); return; }
-      window.location.assign(r.json.redirect_to);
-    }, function () { say('Network error. Try again.'); });
+    post('confirm', { flow_id: flowId, email: email, code: code }).then(
+      function (r) {
+        if (!r.ok) {
+          fail(r.json);
+          return;
+        }
+        window.location.assign(r.json.redirect_to);
+      },
+      function () {
+        say('Network error. Try again.');
+      },
+    );
   });
 })();

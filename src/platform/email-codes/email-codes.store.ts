@@ -75,7 +75,11 @@ export class EmailCodesStore {
     const emailMac = this.emailMac(realm, email);
     const used = (await RESERVE.run(this.redis, [addressKey(emailMac)], [this.config.ttl.emailCode])) as number;
     if (used > this.config.ttl.emailCodeMaxAttempts) return false;
-    const result = await CHECK.run(this.redis, [codeKey(realm, flowId)], [this.codeMac(realm, flowId, code), emailMac, this.config.ttl.emailCodeMaxAttempts]);
+    const result = await CHECK.run(
+      this.redis,
+      [codeKey(realm, flowId)],
+      [this.codeMac(realm, flowId, code), emailMac, this.config.ttl.emailCodeMaxAttempts],
+    );
     if (result === 'ok') {
       await this.redis.del(addressKey(emailMac));
       return true;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { errorBody } from '../../http/app-error';
+import { errorBody } from '../../errors/app-error';
 import { UsePolicy } from '../../http/policy.decorator';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 

@@ -26,10 +26,17 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
     // On the root logger, not pino-http's customProps, which would add a child logger per request.
     base: { pid: process.pid, hostname: hostname(), service: 'svc-auth' },
     serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+      req: (req: { id: string; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+      }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    redact: { paths: ['req.headers', 'res.headers', '*.authorization', '*.cookie', '*.email', '*.code', '*.token'], remove: true },
+    redact: {
+      paths: ['req.headers', 'res.headers', '*.authorization', '*.cookie', '*.email', '*.code', '*.token'],
+      remove: true,
+    },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   };
   return { pinoHttp: destination ? [options, destination] : options };

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { DependencyUnavailableError } from '../../http/app-error';
+import { DependencyUnavailableError } from '../../errors/app-error';
 
 export interface CodeMail {
   readonly to: string;
@@ -46,7 +46,10 @@ export class Mailer implements OnApplicationShutdown {
           await this.transport?.sendMail({ from: cfg.from, to: mail.to, subject: mail.subject, text: mail.text });
         } catch (err) {
           // Only the error code: SMTP replies can quote the recipient address.
-          this.logger.warn({ code: (err as { code?: unknown }).code, responseCode: (err as { responseCode?: unknown }).responseCode }, 'smtp delivery failed');
+          this.logger.warn(
+            { code: (err as { code?: unknown }).code, responseCode: (err as { responseCode?: unknown }).responseCode },
+            'smtp delivery failed',
+          );
           throw new DependencyUnavailableError('smtp', err);
         }
         return;

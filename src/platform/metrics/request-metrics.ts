@@ -10,7 +10,11 @@ export function requestMetrics(metrics: MetricsService): (req: Request, res: Res
     const end = metrics.httpDuration.startTimer();
     res.once('finish', () => {
       const routePath = (req.route as { path?: unknown } | undefined)?.path;
-      const labels = { route: typeof routePath === 'string' ? `${req.baseUrl}${routePath}` : 'unmatched', method: req.method, status: String(res.statusCode) };
+      const labels = {
+        route: typeof routePath === 'string' ? `${req.baseUrl}${routePath}` : 'unmatched',
+        method: req.method,
+        status: String(res.statusCode),
+      };
       metrics.httpRequests.inc(labels);
       end(labels);
     });

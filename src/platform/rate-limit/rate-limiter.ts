@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type RateLimitBudget } from '../../config/config';
-import { AppError } from '../../http/app-error';
+import { AppError } from '../../errors/app-error';
 import { Pseudonymizer } from '../crypto/digests';
 import { MetricsService } from '../metrics/metrics.service';
 import { REDIS, type RedisClient } from '../redis/redis.module';
@@ -43,7 +43,11 @@ export class RateLimiter {
     if (!this.config.rateLimits.enabled) return;
     for (const check of checks) {
       const subject = this.pseudonymizer.mac(`${check.domain}:rate-limit:${check.name}`, check.subject);
-      const retryAfter = (await HIT.run(this.redis, [`rl:${check.name}:{${subject}}`], [check.budget.windowSeconds, check.budget.limit])) as number;
+      const retryAfter = (await HIT.run(
+        this.redis,
+        [`rl:${check.name}:{${subject}}`],
+        [check.budget.windowSeconds, check.budget.limit],
+      )) as number;
       if (retryAfter > 0) {
         this.metrics.rateLimited.inc({ budget: check.name });
         throw new AppError('rate_limited', undefined, { 'Retry-After': String(retryAfter) });

@@ -17,7 +17,8 @@ export class RedisScript {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
-      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return redis.eval(this.lua, keys.length, ...keys, ...args);
+      if (err instanceof Error && err.message.startsWith('NOSCRIPT'))
+        return redis.eval(this.lua, keys.length, ...keys, ...args);
       throw err;
     }
   }

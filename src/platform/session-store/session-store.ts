@@ -100,14 +100,30 @@ export class SessionStore {
     const created = await CREATE.run(
       this.redis,
       [key(session.sessionId)],
-      [session.tenantId, session.userId, session.clientId, session.scope, session.email, sha256(secret), String(ttlSeconds)],
+      [
+        session.tenantId,
+        session.userId,
+        session.clientId,
+        session.scope,
+        session.email,
+        sha256(secret),
+        String(ttlSeconds),
+      ],
     );
     return created === 1 ? { created: true, refreshToken: `${session.sessionId}.${secret}` } : { created: false };
   }
 
   /** One Redis read: the live session or null (revoked, expired, unknown). */
   async get(sessionId: string): Promise<SessionView | null> {
-    const [tid, uid, cid, scope, email, revoked] = await this.redis.hmget(key(sessionId), 'tid', 'uid', 'cid', 'scope', 'email', 'revoked');
+    const [tid, uid, cid, scope, email, revoked] = await this.redis.hmget(
+      key(sessionId),
+      'tid',
+      'uid',
+      'cid',
+      'scope',
+      'email',
+      'revoked',
+    );
     if (!tid || !uid || !cid || revoked) return null;
     return { sessionId, tenantId: tid, userId: uid, clientId: cid, scope: scope ?? '', email: email ?? '' };
   }
@@ -125,7 +141,14 @@ export class SessionStore {
     if (status === 'ok' && tid && uid && cid) {
       return {
         outcome: 'rotated',
-        session: { sessionId: parsed.sessionId, tenantId: tid, userId: uid, clientId: cid, scope: scope ?? '', email: email ?? '' },
+        session: {
+          sessionId: parsed.sessionId,
+          tenantId: tid,
+          userId: uid,
+          clientId: cid,
+          scope: scope ?? '',
+          email: email ?? '',
+        },
         refreshToken: `${parsed.sessionId}.${secret}`,
       };
     }
@@ -136,7 +159,13 @@ export class SessionStore {
     const parsed = parseRefreshToken(refreshToken);
     if (!parsed) return false;
     const sid = parsed.sessionId;
-    return (await REVOKE_BY_REFRESH.run(this.redis, [key(sid), usedKey(sid)], [sha256(parsed.secret), expected.tenantId, expected.clientId])) === 1;
+    return (
+      (await REVOKE_BY_REFRESH.run(
+        this.redis,
+        [key(sid), usedKey(sid)],
+        [sha256(parsed.secret), expected.tenantId, expected.clientId],
+      )) === 1
+    );
   }
 
   /** Returns whether a live session was revoked. `tombstone` also blocks a later create of this id. */

@@ -25,8 +25,18 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     await createTenant(t, 'not-mine', 'Not Mine');
     await addMember(t, 'acme-games', EMAIL, 'owner');
     await addMember(t, 'blue-moon', EMAIL, 'viewer');
-    await createClient(t, 'acme-games', { id: 'cli_acme_web', name: 'Acme Web Player', type: 'browser', scopes: ['openid', 'offline_access'] });
-    await createClient(t, 'acme-games', { id: 'cli_acme_ios', name: 'Acme Mobile', type: 'native', scopes: ['openid'] });
+    await createClient(t, 'acme-games', {
+      id: 'cli_acme_web',
+      name: 'Acme Web Player',
+      type: 'browser',
+      scopes: ['openid', 'offline_access'],
+    });
+    await createClient(t, 'acme-games', {
+      id: 'cli_acme_ios',
+      name: 'Acme Mobile',
+      type: 'native',
+      scopes: ['openid'],
+    });
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -79,14 +89,18 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     expect(sessionCookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/' });
     expect(jar.find((c) => c.name === '__Host-svc_control_flow')).toBeUndefined();
     // And nothing token-like is in the page or its storage.
-    const exposed = await page.evaluate<string>('document.documentElement.outerHTML + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)');
+    const exposed = await page.evaluate<string>(
+      'document.documentElement.outerHTML + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)',
+    );
     expect(exposed).not.toMatch(/eyJ|ses_|refresh_token|access_token/);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await shot('04-signed-out-again');
     expect(await page.locator('#signed-in').isHidden()).toBe(true);
-    expect((await page.context().cookies(t.consoleOrigin)).find((c) => c.name === '__Host-svc_console')).toBeUndefined();
+    expect(
+      (await page.context().cookies(t.consoleOrigin)).find((c) => c.name === '__Host-svc_console'),
+    ).toBeUndefined();
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(problems).toEqual([]);

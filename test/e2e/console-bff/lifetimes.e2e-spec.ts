@@ -1,5 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONSOLE_COOKIE, consoleSignIn, expiresConsoleCookie, readConsoleRecord, setCookieLine } from '../../support/console-flow';
+import {
+  CONSOLE_COOKIE,
+  consoleSignIn,
+  expiresConsoleCookie,
+  readConsoleRecord,
+  setCookieLine,
+} from '../../support/console-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
 /** Spec 2.2 and 8: idle 8 h, absolute 24 h; shortened here (contract section 1). */
@@ -50,7 +56,9 @@ describe('console session lifetimes', () => {
       while (Date.now() < (record?.absoluteExpiresAt ?? 0) - 700) {
         await t.console().get('/api/auth/current').set('Cookie', s.cookie).expect(200);
         // The idle extension never reaches past the absolute end.
-        expect(await t.redis.pttl(s.recordKey)).toBeLessThanOrEqual((record?.absoluteExpiresAt ?? 0) - Date.now() + 1000);
+        expect(await t.redis.pttl(s.recordKey)).toBeLessThanOrEqual(
+          (record?.absoluteExpiresAt ?? 0) - Date.now() + 1000,
+        );
         await sleep(500);
       }
       await sleep(Math.max(0, (record?.absoluteExpiresAt ?? 0) - Date.now() + 100));

@@ -1,4 +1,11 @@
-import { CONSOLE_COOKIE, consoleSignIn, expiresConsoleCookie, readConsoleRecord, setCookieLine, type ConsoleSession } from '../../support/console-flow';
+import {
+  CONSOLE_COOKIE,
+  consoleSignIn,
+  expiresConsoleCookie,
+  readConsoleRecord,
+  setCookieLine,
+  type ConsoleSession,
+} from '../../support/console-flow';
 import { addMember, createClient, createTenant } from '../../support/console-fixtures';
 import { UpstreamSwitch } from '../../support/console-upstream';
 import { startTestApp, type TestApp } from '../../support/test-app';
@@ -95,7 +102,8 @@ describe('console BFF proxy of fixed management paths (spec 4.1, contract sectio
         expect(res.headers['set-cookie']).toBeUndefined();
         expect(res.headers['www-authenticate']).toBe('Bearer realm="svc"');
         expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-        for (const name of ['x-upstream-internal', 'access-control-allow-origin', 'server-timing', 'x-powered-by']) expect(res.headers[name]).toBeUndefined();
+        for (const name of ['x-upstream-internal', 'access-control-allow-origin', 'server-timing', 'x-powered-by'])
+          expect(res.headers[name]).toBeUndefined();
       } finally {
         sw.extraResponseHeaders = {};
       }
@@ -103,10 +111,21 @@ describe('console BFF proxy of fixed management paths (spec 4.1, contract sectio
 
     it('never shows a token or the client secret in a proxied body or header', async () => {
       const record = await readConsoleRecord(t, s);
-      for (const path of ['/api/management/tenants', '/api/management/tenants/acme', '/api/management/tenants/acme/clients', '/api/auth/current']) {
+      for (const path of [
+        '/api/management/tenants',
+        '/api/management/tenants/acme',
+        '/api/management/tenants/acme/clients',
+        '/api/auth/current',
+      ]) {
         const res = await get(path).expect(200);
         const seen = `${res.text}${JSON.stringify(res.headers)}`;
-        for (const secret of [record?.accessToken, record?.refreshToken, record?.sessionId, t.config.consoleClientSecret]) expect(seen).not.toContain(secret);
+        for (const secret of [
+          record?.accessToken,
+          record?.refreshToken,
+          record?.sessionId,
+          t.config.consoleClientSecret,
+        ])
+          expect(seen).not.toContain(secret);
       }
     });
 
@@ -128,35 +147,60 @@ describe('console BFF proxy of fixed management paths (spec 4.1, contract sectio
       expect(sw.seen.slice(mark).filter((r) => r.path.startsWith('/management'))).toEqual([]);
     });
 
-    it.each(['post', 'put', 'patch', 'delete'] as const)('has no %s operation, even with the exact Origin: 404', async (method) => {
-      for (const path of ['/api/management/tenants', '/api/management/tenants/acme', '/api/management/tenants/acme/clients']) {
-        const res = await t.console()[method](path).set('Cookie', s.cookie).set('Origin', t.consoleOrigin).send({}).expect(404);
-        expect(res.body.error).toBe('not_found');
-      }
-    });
+    it.each(['post', 'put', 'patch', 'delete'] as const)(
+      'has no %s operation, even with the exact Origin: 404',
+      async (method) => {
+        for (const path of [
+          '/api/management/tenants',
+          '/api/management/tenants/acme',
+          '/api/management/tenants/acme/clients',
+        ]) {
+          const res = await t
+            .console()
+            [method](path)
+            .set('Cookie', s.cookie)
+            .set('Origin', t.consoleOrigin)
+            .send({})
+            .expect(404);
+          expect(res.body.error).toBe('not_found');
+        }
+      },
+    );
 
     it('answers 401 without a console session, without calling the API', async () => {
       const mark = sw.seen.length;
-      const res = await t.console().get('/api/management/tenants').set('Authorization', `Bearer ${accessToken}`).expect(401);
+      const res = await t
+        .console()
+        .get('/api/management/tenants')
+        .set('Authorization', `Bearer ${accessToken}`)
+        .expect(401);
       expect(res.body.error).toBe('unauthorized');
       expect(sw.seen.length).toBe(mark);
     });
 
-    it.each([['fail-503'], ['reset']] as const)('keeps the session when the API fails (%s): 503 temporarily_unavailable, cookie kept', async (mode) => {
-      sw.mode = mode;
-      try {
-        for (const path of ['/api/management/tenants', '/api/management/tenants/acme/clients', '/api/auth/current']) {
-          const res = await get(path).expect(503);
-          expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
-          expect(setCookieLine(res, CONSOLE_COOKIE)).toBeUndefined();
+    it.each([['fail-503'], ['reset']] as const)(
+      'keeps the session when the API fails (%s): 503 temporarily_unavailable, cookie kept',
+      async (mode) => {
+        sw.mode = mode;
+        try {
+          for (const path of ['/api/management/tenants', '/api/management/tenants/acme/clients', '/api/auth/current']) {
+            const res = await get(path).expect(503);
+            expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+            expect(setCookieLine(res, CONSOLE_COOKIE)).toBeUndefined();
+          }
+          const signOut = await t
+            .console()
+            .post('/api/auth/sign-out')
+            .set('Cookie', s.cookie)
+            .set('Origin', t.consoleOrigin)
+            .expect(503);
+          expect(expiresConsoleCookie(signOut)).toBe(false);
+        } finally {
+          sw.mode = 'pass';
         }
-        const signOut = await t.console().post('/api/auth/sign-out').set('Cookie', s.cookie).set('Origin', t.consoleOrigin).expect(503);
-        expect(expiresConsoleCookie(signOut)).toBe(false);
-      } finally {
-        sw.mode = 'pass';
-      }
-      expect(await t.redis.exists(s.recordKey)).toBe(1);
-      await get('/api/management/tenants').expect(200);
-    });
+        expect(await t.redis.exists(s.recordKey)).toBe(1);
+        await get('/api/management/tenants').expect(200);
+      },
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONSOLE_COOKIE, consoleSignIn, expiresConsoleCookie, readConsoleRecord, setCookieLine, type ConsoleSession } from '../../support/console-flow';
+import {
+  CONSOLE_COOKIE,
+  consoleSignIn,
+  expiresConsoleCookie,
+  readConsoleRecord,
+  setCookieLine,
+  type ConsoleSession,
+} from '../../support/console-flow';
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { startSecondInstance, type SecondInstance } from '../../support/console-second-instance';
 import { UpstreamSwitch } from '../../support/console-upstream';
@@ -29,12 +36,20 @@ describe('console BFF token refresh: single flight across requests and instances
     await sw.stop();
   });
 
-  async function signedIn(email: string): Promise<{ s: ConsoleSession; sid: string; accessToken: string; refreshToken: string; accessExpiresAt: number }> {
+  async function signedIn(
+    email: string,
+  ): Promise<{ s: ConsoleSession; sid: string; accessToken: string; refreshToken: string; accessExpiresAt: number }> {
     await addMember(t, 'acme', email, 'developer');
     const s = await consoleSignIn(t, email);
     const record = await readConsoleRecord(t, s);
     if (!record) throw new Error('no record');
-    return { s, sid: record.sessionId, accessToken: record.accessToken, refreshToken: record.refreshToken, accessExpiresAt: record.accessExpiresAt };
+    return {
+      s,
+      sid: record.sessionId,
+      accessToken: record.accessToken,
+      refreshToken: record.refreshToken,
+      accessExpiresAt: record.accessExpiresAt,
+    };
   }
   const rotations = (sid: string) => t.redis.llen(`s:{${sid}}:used`);
   const untilExpired = async (accessExpiresAt: number) => sleep(Math.max(0, accessExpiresAt - Date.now() + 150));
@@ -44,7 +59,9 @@ describe('console BFF token refresh: single flight across requests and instances
     const { s, sid, accessToken, refreshToken, accessExpiresAt } = await signedIn('burst@studio.example');
     await untilExpired(accessExpiresAt);
     const grantsBefore = tokenGrants();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => t.console().get('/api/management/tenants').set('Cookie', s.cookie)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.console().get('/api/management/tenants').set('Cookie', s.cookie)),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
     for (const r of answers) expect(r.body).toEqual({ tenants: [{ id: 'acme', name: 'Acme', role: 'developer' }] });
     expect(tokenGrants() - grantsBefore).toBe(1);
@@ -62,7 +79,9 @@ describe('console BFF token refresh: single flight across requests and instances
     let expiresAt = accessExpiresAt;
     for (let round = 1; round <= 2; round++) {
       await untilExpired(expiresAt);
-      const answers = await Promise.all(Array.from({ length: 5 }, () => t.console().get('/api/auth/current').set('Cookie', s.cookie)));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => t.console().get('/api/auth/current').set('Cookie', s.cookie)),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(5).fill(200));
       expect(await rotations(sid)).toBe(round);
       expiresAt = (await readConsoleRecord(t, s))?.accessExpiresAt ?? 0;
@@ -75,7 +94,9 @@ describe('console BFF token refresh: single flight across requests and instances
     const grantsBefore = tokenGrants();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        i % 2 === 0 ? t.console().get('/api/management/tenants').set('Cookie', s.cookie) : second.get('/api/management/tenants').set('Cookie', s.cookie),
+        i % 2 === 0
+          ? t.console().get('/api/management/tenants').set('Cookie', s.cookie)
+          : second.get('/api/management/tenants').set('Cookie', s.cookie),
       ),
     );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
@@ -95,24 +116,29 @@ describe('console BFF token refresh: single flight across requests and instances
     expect(await rotations(sid)).toBe(1);
   });
 
-  it.each([['fail-503'], ['reset']] as const)('keeps the session when the refresh meets a transient API failure (%s): 503, then recovers', async (mode) => {
-    const { s, sid, refreshToken, accessExpiresAt } = await signedIn(`transient-${mode}@studio.example`);
-    await untilExpired(accessExpiresAt);
-    sw.mode = mode;
-    try {
-      const answers = await Promise.all(Array.from({ length: 5 }, () => t.console().get('/api/management/tenants').set('Cookie', s.cookie)));
-      for (const res of answers) {
-        expect(res.status).toBe(503);
-        expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
-        expect(setCookieLine(res, CONSOLE_COOKIE)).toBeUndefined();
+  it.each([['fail-503'], ['reset']] as const)(
+    'keeps the session when the refresh meets a transient API failure (%s): 503, then recovers',
+    async (mode) => {
+      const { s, sid, refreshToken, accessExpiresAt } = await signedIn(`transient-${mode}@studio.example`);
+      await untilExpired(accessExpiresAt);
+      sw.mode = mode;
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 5 }, () => t.console().get('/api/management/tenants').set('Cookie', s.cookie)),
+        );
+        for (const res of answers) {
+          expect(res.status).toBe(503);
+          expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+          expect(setCookieLine(res, CONSOLE_COOKIE)).toBeUndefined();
+        }
+      } finally {
+        sw.mode = 'pass';
       }
-    } finally {
-      sw.mode = 'pass';
-    }
-    expect((await readConsoleRecord(t, s))?.refreshToken).toBe(refreshToken);
-    await t.console().get('/api/management/tenants').set('Cookie', s.cookie).expect(200);
-    expect(await rotations(sid)).toBe(1);
-  });
+      expect((await readConsoleRecord(t, s))?.refreshToken).toBe(refreshToken);
+      await t.console().get('/api/management/tenants').set('Cookie', s.cookie).expect(200);
+      expect(await rotations(sid)).toBe(1);
+    },
+  );
 
   it('drops the session when the API refuses the refresh (400 invalid_grant): 401, record cleared, cookie expired', async () => {
     const { s, accessToken, accessExpiresAt } = await signedIn('refused@studio.example');

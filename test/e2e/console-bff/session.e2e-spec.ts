@@ -1,4 +1,11 @@
-import { CONSOLE_COOKIE, consoleSignIn, expiresConsoleCookie, readConsoleRecord, setCookieLine, type ConsoleSession } from '../../support/console-flow';
+import {
+  CONSOLE_COOKIE,
+  consoleSignIn,
+  expiresConsoleCookie,
+  readConsoleRecord,
+  setCookieLine,
+  type ConsoleSession,
+} from '../../support/console-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
 describe('console session: current, tampering, sign-out, upstream 401 (spec 2.2, 3, 4.1, 7)', () => {
@@ -28,7 +35,9 @@ describe('console session: current, tampering, sign-out, upstream 401 (spec 2.2,
   it('answers current with exactly {user:{id,email,email_verified}}, no-store, and never a token', async () => {
     const s = await consoleSignIn(t, 'Current@Studio.example');
     const res = await current(s.cookie).expect(200);
-    expect(res.body).toEqual({ user: { id: expect.stringMatching(/^usr_/), email: 'current@studio.example', email_verified: true } });
+    expect(res.body).toEqual({
+      user: { id: expect.stringMatching(/^usr_/), email: 'current@studio.example', email_verified: true },
+    });
     expect(res.headers['cache-control']).toBe('no-store');
     const record = await readConsoleRecord(t, s);
     for (const secret of [record?.accessToken, record?.refreshToken, record?.sessionId, t.config.consoleClientSecret]) {
@@ -93,7 +102,11 @@ describe('console session: current, tampering, sign-out, upstream 401 (spec 2.2,
     ])('needs the exact console Origin: %s is 403 and the session survives', async (_label, origin) => {
       const s = await consoleSignIn(t, `signout-origin-${String(origin).replace(/\W/g, '')}@studio.example`);
       const value =
-        origin === 'other-port' ? t.consoleOrigin.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 1}`) : origin === 'auth' ? t.authOrigin : origin;
+        origin === 'other-port'
+          ? t.consoleOrigin.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 1}`)
+          : origin === 'auth'
+            ? t.authOrigin
+            : origin;
       const res = await signOut(s.cookie, value).expect(403);
       expect(res.body.error).toBe('forbidden');
       expect(setCookieLine(res, CONSOLE_COOKIE)).toBeUndefined();
@@ -108,7 +121,9 @@ describe('console session: current, tampering, sign-out, upstream 401 (spec 2.2,
 
       const res = await signOut(s.cookie, t.consoleOrigin).expect(204);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(setCookieLine(res, CONSOLE_COOKIE)).toMatch(/^__Host-svc_console=; Max-Age=0; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
+      expect(setCookieLine(res, CONSOLE_COOKIE)).toMatch(
+        /^__Host-svc_console=; Max-Age=0; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/,
+      );
       expect(await t.redis.exists(s.recordKey)).toBe(0);
       // The control-plane session is gone: its access token and refresh token are dead at the API.
       await t.auth().get('/management-auth/current').set('Authorization', bearer).expect(401);

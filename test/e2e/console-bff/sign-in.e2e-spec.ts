@@ -69,7 +69,9 @@ describe('console BFF sign-in: start and callback (spec 2.3, 3, 4.1; contract se
   it('sets the flow cookie host-only, Secure, HttpOnly, SameSite=Lax, short-lived', async () => {
     const res = await t.console().post('/api/auth/start').set('Origin', t.consoleOrigin).expect(303);
     const line = setCookieLine(res, FLOW_COOKIE) as string;
-    expect(line).toMatch(/^__Host-svc_control_flow=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
+    expect(line).toMatch(
+      /^__Host-svc_control_flow=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
+    );
     expect(line).not.toMatch(/Domain/i);
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -93,10 +95,14 @@ describe('console BFF sign-in: start and callback (spec 2.3, 3, 4.1; contract se
     expect(res.headers['cache-control']).toBe('no-store');
     const consoleLine = setCookieLine(res, CONSOLE_COOKIE) as string;
     // Spec 2.2: Secure, HttpOnly, SameSite=Strict, host-only (no Domain, Path=/), within one day.
-    expect(consoleLine).toMatch(/^__Host-svc_console=[A-Za-z0-9_-]{43}; Max-Age=86400; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
+    expect(consoleLine).toMatch(
+      /^__Host-svc_console=[A-Za-z0-9_-]{43}; Max-Age=86400; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/,
+    );
     const expires = Date.parse(/Expires=([^;]+)/.exec(consoleLine)?.[1] ?? '');
     expect(expires - Date.now()).toBeLessThanOrEqual(86_400_000);
-    expect(setCookieLine(res, FLOW_COOKIE)).toMatch(/^__Host-svc_control_flow=; Max-Age=0; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
+    expect(setCookieLine(res, FLOW_COOKIE)).toMatch(
+      /^__Host-svc_control_flow=; Max-Age=0; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
+    );
     expect(res.text).toBe('See Other. Redirecting to /');
     expect(JSON.stringify(res.headers)).not.toMatch(/eyJ|ses_/);
   });
@@ -105,7 +111,11 @@ describe('console BFF sign-in: start and callback (spec 2.3, 3, 4.1; contract se
     const s = await consoleSignIn(t, 'sealed@studio.example');
     const sealed = (await t.redis.get(s.recordKey)) as string;
     const record = await readConsoleRecord(t, s);
-    expect(record).toMatchObject({ accessToken: expect.stringMatching(/^eyJ/), refreshToken: expect.stringMatching(/^ses_/), sessionId: expect.stringMatching(/^ses_/) });
+    expect(record).toMatchObject({
+      accessToken: expect.stringMatching(/^eyJ/),
+      refreshToken: expect.stringMatching(/^ses_/),
+      sessionId: expect.stringMatching(/^ses_/),
+    });
     expect(sealed).not.toContain(record?.accessToken.slice(0, 20));
     expect(sealed).not.toContain(record?.sessionId);
     expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toMatch(/ses_|eyJ/);

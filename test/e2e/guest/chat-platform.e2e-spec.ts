@@ -13,8 +13,15 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   const cookieOf = (c: GuestClient) => `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
 
   /** Runs the browser's part: start → platform (fake) → callback; returns the callback answer. */
-  async function chatRound(c: GuestClient, user: { id: string; username: string; email?: string | null; verified?: boolean }) {
-    const start = await w.t.auth().get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search).set('Cookie', cookieOf(c)).expect(302);
+  async function chatRound(
+    c: GuestClient,
+    user: { id: string; username: string; email?: string | null; verified?: boolean },
+  ) {
+    const start = await w.t
+      .auth()
+      .get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
     const to = new URL(start.headers.location as string);
     expect(`${to.origin}${to.pathname}`).toBe(w.chat.authorizeUrl);
     expect(to.searchParams.get('client_id')).toBe('chat-app-1');
@@ -28,16 +35,26 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const c = w.client();
     const created = await c.createGuest();
     await c.createLinkingIntent();
-    const callback = await chatRound(c, { id: '80351110224678912', username: 'nelly', email: 'nelly@example.com', verified: true });
+    const callback = await chatRound(c, {
+      id: '80351110224678912',
+      username: 'nelly',
+      email: 'nelly@example.com',
+      verified: true,
+    });
     expect(callback.status).toBe(302);
     const back = new URL(callback.headers.location as string);
     expect(`${back.origin}${back.pathname}`).toBe('https://play.acme.example/auth');
     expect(back.searchParams.get('expires_in')).toBe('300');
     expect(callback.headers['cache-control']).toBe('no-store');
     const upgraded = await c.upgrade(GuestClient.chatRedirectResult(back.toString()).proof_id);
-    expect(upgraded).toMatchObject({ user_id: created.user_id, linked_identity: { provider: 'chat_platform', provider_subject: '80351110224678912', email: 'nelly@example.com' } });
+    expect(upgraded).toMatchObject({
+      user_id: created.user_id,
+      linked_identity: { provider: 'chat_platform', provider_subject: '80351110224678912', email: 'nelly@example.com' },
+    });
     expect(w.chat.userRequests).toBeGreaterThan(0);
-    const row = await w.t.pg.query(`SELECT user_id, metadata FROM identities WHERE provider = 'chat_platform' AND provider_subject = '80351110224678912'`);
+    const row = await w.t.pg.query(
+      `SELECT user_id, metadata FROM identities WHERE provider = 'chat_platform' AND provider_subject = '80351110224678912'`,
+    );
     expect(row.rows).toEqual([{ user_id: created.user_id, metadata: { username: 'nelly', global_name: null } }]);
   });
 
@@ -45,21 +62,37 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const c = w.client();
     await c.createGuest();
     await c.createLinkingIntent();
-    const callback = await chatRound(c, { id: '111', username: 'unverified', email: 'unverified@example.com', verified: false });
-    const upgraded = await c.upgrade(new URL(callback.headers.location as string).searchParams.get('proof_id') as string);
+    const callback = await chatRound(c, {
+      id: '111',
+      username: 'unverified',
+      email: 'unverified@example.com',
+      verified: false,
+    });
+    const upgraded = await c.upgrade(
+      new URL(callback.headers.location as string).searchParams.get('proof_id') as string,
+    );
     expect(upgraded.linked_identity.email).toBeNull();
   });
 
   it('refuses a replayed or foreign state and a callback without the flow cookie', async () => {
     const c = w.client();
     await c.createGuest();
-    const start = await w.t.auth().get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search).set('Cookie', cookieOf(c)).expect(302);
+    const start = await w.t
+      .auth()
+      .get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
     const state = new URL(start.headers.location as string).searchParams.get('state') as string;
     const code = w.chat.registerUser({ id: '222', username: 'x' });
     await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).expect(403);
     // The state was consumed by that attempt.
     await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookieOf(c)).expect(400);
-    await w.t.auth().get('/t/acme/chat/callback').query({ code, state: 'made-up' }).set('Cookie', cookieOf(c)).expect(400);
+    await w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({ code, state: 'made-up' })
+      .set('Cookie', cookieOf(c))
+      .expect(400);
   });
 
   it('a chat account already linked elsewhere: 409 identity_in_use at upgrade, explicit sign-in to its owner instead', async () => {
@@ -78,7 +111,9 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const third = await chatRound(c, { id: '4440001', username: 'taken' });
     const signedIn = await c.signIn(GuestClient.chatRedirectResult(third.headers.location as string).proof_id);
     expect(signedIn.user_id).toBe(owner.userId);
-    const rows = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider = 'chat_platform' AND provider_subject = '4440001'`);
+    const rows = await w.t.pg.query(
+      `SELECT user_id FROM identities WHERE provider = 'chat_platform' AND provider_subject = '4440001'`,
+    );
     expect(rows.rows).toEqual([{ user_id: owner.userId }]);
   });
 
@@ -86,7 +121,11 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const c = w.client();
     await c.createGuest();
     const url = new URL(c.chatStartUrl());
-    const start = await w.t.auth().get(url.pathname + url.search).set('Cookie', cookieOf(c)).expect(302);
+    const start = await w.t
+      .auth()
+      .get(url.pathname + url.search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
     const state = new URL(start.headers.location as string).searchParams.get('state') as string;
     const tokenCalls = w.chat.tokenRequests;
     const declined = await w.t
@@ -98,13 +137,29 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const back = new URL(declined.headers.location as string);
     expect(`${back.origin}${back.pathname}`).toBe('https://play.acme.example/auth');
     expect([...back.searchParams.entries()]).toEqual([['error', 'access_denied']]);
-    expect(() => GuestClient.chatRedirectResult(back.toString())).toThrow(expect.objectContaining({ code: 'access_denied' }));
+    expect(() => GuestClient.chatRedirectResult(back.toString())).toThrow(
+      expect.objectContaining({ code: 'access_denied' }),
+    );
     expect(w.chat.tokenRequests).toBe(tokenCalls);
     // The state is spent; an invented provider error is not reflected back.
-    await w.t.auth().get('/t/acme/chat/callback').query({ code: w.chat.registerUser({ id: '555', username: 'late' }), state }).set('Cookie', cookieOf(c)).expect(400);
-    const start2 = await w.t.auth().get(url.pathname + url.search).set('Cookie', cookieOf(c)).expect(302);
+    await w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({ code: w.chat.registerUser({ id: '555', username: 'late' }), state })
+      .set('Cookie', cookieOf(c))
+      .expect(400);
+    const start2 = await w.t
+      .auth()
+      .get(url.pathname + url.search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
     const state2 = new URL(start2.headers.location as string).searchParams.get('state') as string;
-    const odd = await w.t.auth().get('/t/acme/chat/callback').query({ error: '<script>', state: state2 }).set('Cookie', cookieOf(c)).expect(302);
+    const odd = await w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({ error: '<script>', state: state2 })
+      .set('Cookie', cookieOf(c))
+      .expect(302);
     expect(new URL(odd.headers.location as string).searchParams.get('error')).toBe('server_error');
   });
 
@@ -116,7 +171,11 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       try {
         const started = Date.now();
         const callback = await chatRound(c, { id: '333', username: 'down' });
-        expect({ mode, status: callback.status, error: callback.body.error }).toEqual({ mode, status: 503, error: 'temporarily_unavailable' });
+        expect({ mode, status: callback.status, error: callback.body.error }).toEqual({
+          mode,
+          status: 503,
+          error: 'temporarily_unavailable',
+        });
         expect(Date.now() - started).toBeLessThan(4000);
       } finally {
         w.chat.setMode('normal');
@@ -130,8 +189,15 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const beta = w.client({ tenantId: 'beta', clientId: 'cli_beta' });
     await beta.createGuest();
     const url = new URL(beta.chatStartUrl());
-    await w.t.auth().get(url.pathname + url.search).set('Cookie', `__Host-svc_flow_${beta.browserFlowId}=${beta.flowCookie()}`).expect(404);
-    const err = await w.client({ clientId: 'cli_beta' }).createGuest().catch((e: GuestApiError) => e);
+    await w.t
+      .auth()
+      .get(url.pathname + url.search)
+      .set('Cookie', `__Host-svc_flow_${beta.browserFlowId}=${beta.flowCookie()}`)
+      .expect(404);
+    const err = await w
+      .client({ clientId: 'cli_beta' })
+      .createGuest()
+      .catch((e: GuestApiError) => e);
     expect(err).toMatchObject({ status: 400, code: 'invalid_client' });
   });
 });

@@ -30,11 +30,17 @@ describe('guest upgrade under concurrency', () => {
     // The losers find the proof consumed, or the session already replaced.
     expect(statuses.every((s) => s === 200 || s === 400 || s === 401)).toBe(true);
 
-    const identities = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider_subject = 'parallel@example.com'`);
+    const identities = await w.t.pg.query(
+      `SELECT user_id FROM identities WHERE provider_subject = 'parallel@example.com'`,
+    );
     expect(identities.rows).toEqual([{ user_id: created.user_id }]);
-    const audits = await w.t.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE subject = $1`, [created.user_id]);
+    const audits = await w.t.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE subject = $1`, [
+      created.user_id,
+    ]);
     expect(audits.rows[0].n).toBe(1);
-    const sessions = await w.t.pg.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [created.user_id]);
+    const sessions = await w.t.pg.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [
+      created.user_id,
+    ]);
     expect(sessions.rows[0].n).toBe(2);
     // The one provisional user made for the address is deactivated and owns nothing.
     const provisional = await w.t.pg.query(
@@ -62,7 +68,9 @@ describe('guest upgrade under concurrency', () => {
       const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)))).map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
       expect(statuses.every((s) => s === 200 || s === 400 || s === 401)).toBe(true);
-      const identities = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider_subject = 'two-instances@example.com'`);
+      const identities = await w.t.pg.query(
+        `SELECT user_id FROM identities WHERE provider_subject = 'two-instances@example.com'`,
+      );
       expect(identities.rows).toEqual([{ user_id: created.user_id }]);
     } finally {
       await second.close();
@@ -71,9 +79,11 @@ describe('guest upgrade under concurrency', () => {
 
   it('two guests racing for one new email: the credential is attached exactly once, no orphaned rows', async () => {
     const countDeactivated = async (): Promise<number> =>
-      (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional' AND status = 'deactivated'`)).rows[0].n as number;
+      (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional' AND status = 'deactivated'`))
+        .rows[0].n as number;
     const base = await countDeactivated();
-    const usersBefore = (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional'`)).rows[0].n as number;
+    const usersBefore = (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional'`)).rows[0]
+      .n as number;
     for (let round = 0; round < 5; round++) {
       const email = `race-${round}@example.com`;
       const [a, b] = [w.client(), w.client()];
@@ -81,8 +91,18 @@ describe('guest upgrade under concurrency', () => {
       await Promise.all([a.createLinkingIntent(), b.createLinkingIntent()]);
       // Odd rounds also race the proofs: both verifications resolve the new address at once, so
       // the unique (tenant, provider, subject) constraint decides which provisional user exists.
-      const [pa, pb] = round % 2 === 1 ? await racedEmailProofs(a, b, email) : [await emailProof(w, a, email), await emailProof(w, b, email)];
-      const results = await Promise.all([a.upgrade(pa), b.upgrade(pb)].map((p) => p.then(() => 200, (e: { status: number; code: string }) => `${e.status} ${e.code}`)));
+      const [pa, pb] =
+        round % 2 === 1
+          ? await racedEmailProofs(a, b, email)
+          : [await emailProof(w, a, email), await emailProof(w, b, email)];
+      const results = await Promise.all(
+        [a.upgrade(pa), b.upgrade(pb)].map((p) =>
+          p.then(
+            () => 200,
+            (e: { status: number; code: string }) => `${e.status} ${e.code}`,
+          ),
+        ),
+      );
       expect(results.sort()).toEqual([200, '409 identity_in_use']);
 
       const owner = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider_subject = $1`, [email]);
@@ -92,12 +112,17 @@ describe('guest upgrade under concurrency', () => {
       expect(await countDeactivated()).toBe(base + round + 1);
     }
     // No active provisional user is left without its identity, and no identity points at a deactivated user.
-    const orphans = await w.t.pg.query(`SELECT count(*)::int AS n FROM users u WHERE u.kind = 'provisional' AND u.status = 'active' AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id)`);
+    const orphans = await w.t.pg.query(
+      `SELECT count(*)::int AS n FROM users u WHERE u.kind = 'provisional' AND u.status = 'active' AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id)`,
+    );
     expect(orphans.rows[0].n).toBe(0);
-    const dangling = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities i JOIN users u ON u.id = i.user_id WHERE u.status = 'deactivated'`);
+    const dangling = await w.t.pg.query(
+      `SELECT count(*)::int AS n FROM identities i JOIN users u ON u.id = i.user_id WHERE u.status = 'deactivated'`,
+    );
     expect(dangling.rows[0].n).toBe(0);
     // Exactly one provisional user per address was ever made, raced proofs included.
-    const usersAfter = (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional'`)).rows[0].n as number;
+    const usersAfter = (await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE kind = 'provisional'`)).rows[0]
+      .n as number;
     expect(usersAfter - usersBefore).toBe(5);
   });
 
@@ -108,16 +133,41 @@ describe('guest upgrade under concurrency', () => {
     const first = await emailProof(w, c, 'two-flows-a@example.com');
     // A second browser flow of the same session (a second tab): its own cookie, intent and proof.
     const flowId = `flw_${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')}`;
-    const intent = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${created.access_token}`).send({ client_id: 'cli_game', browser_flow_id: flowId }).expect(201);
+    const intent = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${created.access_token}`)
+      .send({ client_id: 'cli_game', browser_flow_id: flowId })
+      .expect(201);
     const cookie = ([] as string[]).concat(intent.headers['set-cookie'] ?? [])[0]?.split(';')[0] as string;
     const after = w.t.smtp.messages.length;
-    await w.t.auth().post('/t/acme/email/start').set('Cookie', cookie).send({ client_id: 'cli_game', browser_flow_id: flowId, email: 'two-flows-b@example.com' }).expect(202);
+    await w.t
+      .auth()
+      .post('/t/acme/email/start')
+      .set('Cookie', cookie)
+      .send({ client_id: 'cli_game', browser_flow_id: flowId, email: 'two-flows-b@example.com' })
+      .expect(202);
     const code = await w.t.smtp.waitForCode('two-flows-b@example.com', { after });
-    const second = (await w.t.auth().post('/t/acme/email/verify').set('Cookie', cookie).send({ client_id: 'cli_game', browser_flow_id: flowId, email: 'two-flows-b@example.com', code }).expect(200)).body.proof_id as string;
+    const second = (
+      await w.t
+        .auth()
+        .post('/t/acme/email/verify')
+        .set('Cookie', cookie)
+        .send({ client_id: 'cli_game', browser_flow_id: flowId, email: 'two-flows-b@example.com', code })
+        .expect(200)
+    ).body.proof_id as string;
 
     const upgrade = (flow: string, flowCookie: string, proof: string) =>
-      w.t.auth().post('/t/acme/guest/upgrade').set('Authorization', `Bearer ${created.access_token}`).set('Cookie', flowCookie).send({ client_id: 'cli_game', browser_flow_id: flow, proof_id: proof });
-    const results = await Promise.all([upgrade(c.browserFlowId, `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`, first), upgrade(flowId, cookie, second)]);
+      w.t
+        .auth()
+        .post('/t/acme/guest/upgrade')
+        .set('Authorization', `Bearer ${created.access_token}`)
+        .set('Cookie', flowCookie)
+        .send({ client_id: 'cli_game', browser_flow_id: flow, proof_id: proof });
+    const results = await Promise.all([
+      upgrade(c.browserFlowId, `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`, first),
+      upgrade(flowId, cookie, second),
+    ]);
     const answers = results.map((r) => (r.status === 200 ? 200 : `${r.status} ${r.body.error}`)).sort();
     expect(answers[0]).toBe(200);
     expect(['400 invalid_proof', '401 unauthorized']).toContain(answers[1]);
@@ -129,7 +179,9 @@ describe('guest upgrade under concurrency', () => {
       [created.user_id],
     );
     expect(kept.rows).toEqual([{ kind: 'provisional', status: 'active' }]);
-    const audits = await w.t.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE subject = $1`, [created.user_id]);
+    const audits = await w.t.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE subject = $1`, [
+      created.user_id,
+    ]);
     expect(audits.rows[0].n).toBe(1);
   });
 
@@ -141,7 +193,10 @@ describe('guest upgrade under concurrency', () => {
       await c.startEmail(email);
       codes.push(await w.t.smtp.waitForCode(email, { after }));
     }
-    const [pa, pb] = await Promise.all([a.verifyEmail(email, codes[0] as string), b.verifyEmail(email, codes[1] as string)]);
+    const [pa, pb] = await Promise.all([
+      a.verifyEmail(email, codes[0] as string),
+      b.verifyEmail(email, codes[1] as string),
+    ]);
     return [pa.proof_id, pb.proof_id];
   }
 
@@ -155,7 +210,11 @@ describe('guest upgrade under concurrency', () => {
     const proof = await emailProof(w, c, 'signin-race@example.com');
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        w.t.auth().post('/t/acme/sign-in').set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof }),
+        w.t
+          .auth()
+          .post('/t/acme/sign-in')
+          .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+          .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof }),
       ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);

@@ -4,7 +4,8 @@ import { PrivateRedis } from '../../support/private-redis';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { eventually } from '../../support/eventually';
 
-const countUsers = async (w: GuestWorld): Promise<number> => (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
+const countUsers = async (w: GuestWorld): Promise<number> =>
+  (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
 
 /**
  * Spec 1.6: when the authoritative session state is unavailable, guest features issue no token.
@@ -39,15 +40,40 @@ describe('guest API fails closed when Redis stalls', () => {
     redis.pause();
     try {
       const answers = {
-        create: await w.t.auth().post('/t/acme/guest').send({ client_id: 'cli_game', browser_flow_id: 'flw_RedisStalledFlow0001' }),
-        intent: await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${created.access_token}`).set('Cookie', cookie).send(flow),
-        upgrade: await w.t.auth().post('/t/acme/guest/upgrade').set('Authorization', `Bearer ${created.access_token}`).set('Cookie', cookie).send({ ...flow, proof_id: proof }),
-        refresh: await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: other.refresh_token, client_id: 'cli_game' }),
+        create: await w.t
+          .auth()
+          .post('/t/acme/guest')
+          .send({ client_id: 'cli_game', browser_flow_id: 'flw_RedisStalledFlow0001' }),
+        intent: await w.t
+          .auth()
+          .post('/t/acme/guest/linking-intent')
+          .set('Authorization', `Bearer ${created.access_token}`)
+          .set('Cookie', cookie)
+          .send(flow),
+        upgrade: await w.t
+          .auth()
+          .post('/t/acme/guest/upgrade')
+          .set('Authorization', `Bearer ${created.access_token}`)
+          .set('Cookie', cookie)
+          .send({ ...flow, proof_id: proof }),
+        refresh: await w.t
+          .auth()
+          .post('/t/acme/token')
+          .send({ grant_type: 'refresh_token', refresh_token: other.refresh_token, client_id: 'cli_game' }),
         revoke: await w.t.auth().post('/t/acme/revoke').send({ token: other.refresh_token, client_id: 'cli_game' }),
-        emailStart: await w.t.auth().post('/t/acme/email/start').set('Cookie', cookie).send({ ...flow, email: 'stalled@example.com' }),
+        emailStart: await w.t
+          .auth()
+          .post('/t/acme/email/start')
+          .set('Cookie', cookie)
+          .send({ ...flow, email: 'stalled@example.com' }),
       };
       for (const [route, res] of Object.entries(answers)) {
-        expect({ route, status: res.status, error: res.body.error, tokens: res.body.access_token ?? res.body.refresh_token }).toEqual({
+        expect({
+          route,
+          status: res.status,
+          error: res.body.error,
+          tokens: res.body.access_token ?? res.body.refresh_token,
+        }).toEqual({
           route,
           status: 503,
           error: 'temporarily_unavailable',
@@ -87,17 +113,31 @@ describe('guest API fails closed when PostgreSQL refuses connections', () => {
     const proof = await emailProof(w, c, 'pg-down@example.com');
 
     await admin.query(`ALTER DATABASE ${w.t.databaseName} ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [w.t.databaseName]);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [w.t.databaseName],
+    );
     try {
-      const create = await w.t.auth().post('/t/acme/guest').send({ client_id: 'cli_game', browser_flow_id: 'flw_PostgresDownFlow0001' });
-      expect({ status: create.status, error: create.body.error, token: create.body.access_token }).toEqual({ status: 503, error: 'temporarily_unavailable', token: undefined });
+      const create = await w.t
+        .auth()
+        .post('/t/acme/guest')
+        .send({ client_id: 'cli_game', browser_flow_id: 'flw_PostgresDownFlow0001' });
+      expect({ status: create.status, error: create.body.error, token: create.body.access_token }).toEqual({
+        status: 503,
+        error: 'temporarily_unavailable',
+        token: undefined,
+      });
       const upgrade = await w.t
         .auth()
         .post('/t/acme/guest/upgrade')
         .set('Authorization', `Bearer ${c.accessToken}`)
         .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
         .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof });
-      expect({ status: upgrade.status, error: upgrade.body.error, token: upgrade.body.access_token }).toEqual({ status: 503, error: 'temporarily_unavailable', token: undefined });
+      expect({ status: upgrade.status, error: upgrade.body.error, token: upgrade.body.access_token }).toEqual({
+        status: 503,
+        error: 'temporarily_unavailable',
+        token: undefined,
+      });
     } finally {
       await admin.query(`ALTER DATABASE ${w.t.databaseName} ALLOW_CONNECTIONS true`);
     }

@@ -19,7 +19,17 @@ describe('POST /t/{tenantId}/guest', () => {
 
   it('answers 201 with every field, a refresh token for offline_access and an ID token for openid', async () => {
     const res = await post('acme', { client_id: 'cli_game', browser_flow_id: flowId() }).expect(201);
-    expect(Object.keys(res.body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'session_id', 'token_type', 'upgrade_proof', 'user_id']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'access_token',
+      'expires_in',
+      'id_token',
+      'refresh_token',
+      'scope',
+      'session_id',
+      'token_type',
+      'upgrade_proof',
+      'user_id',
+    ]);
     expect(res.body).toMatchObject({
       user_id: expect.stringMatching(/^usr_/),
       session_id: expect.stringMatching(/^ses_/),
@@ -43,12 +53,24 @@ describe('POST /t/{tenantId}/guest', () => {
     const discovery = (await w.t.auth().get('/t/acme/.well-known/openid-configuration').expect(200)).body;
     expect(discovery.issuer).toBe(`${w.t.authOrigin}/t/acme`);
     const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri as string));
-    const { payload, protectedHeader } = await jwtVerify(res.body.access_token, jwks, { issuer: discovery.issuer, audience: 'cli_game', algorithms: ['ES256'] });
+    const { payload, protectedHeader } = await jwtVerify(res.body.access_token, jwks, {
+      issuer: discovery.issuer,
+      audience: 'cli_game',
+      algorithms: ['ES256'],
+    });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
-    expect(payload).toMatchObject({ sub: res.body.user_id, sid: res.body.session_id, token_use: 'access', client_id: 'cli_game', scope: 'openid offline_access' });
+    expect(payload).toMatchObject({
+      sub: res.body.user_id,
+      sid: res.body.session_id,
+      token_use: 'access',
+      client_id: 'cli_game',
+      scope: 'openid offline_access',
+    });
     const id = await jwtVerify(res.body.id_token, jwks, { issuer: discovery.issuer, audience: 'cli_game' });
     expect(id.payload.sub).toBe(res.body.user_id);
-    const keys = (await w.t.auth().get('/t/acme/.well-known/jwks.json').expect(200)).body.keys as Array<Record<string, unknown>>;
+    const keys = (await w.t.auth().get('/t/acme/.well-known/jwks.json').expect(200)).body.keys as Array<
+      Record<string, unknown>
+    >;
     for (const k of keys) {
       expect(k).toMatchObject({ kty: 'EC', alg: 'ES256' });
       expect(k).not.toHaveProperty('d');
@@ -59,7 +81,9 @@ describe('POST /t/{tenantId}/guest', () => {
   it('sets the host-only flow cookie when a flow starts, stores only its hash, and refuses the flow without it', async () => {
     const id = flowId();
     const res = await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(201);
-    const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`__Host-svc_flow_${id}=`)) as string;
+    const cookie = ([] as string[])
+      .concat(res.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith(`__Host-svc_flow_${id}=`)) as string;
     expect(cookie).toMatch(/; Path=\/; /);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/Secure/);
@@ -69,7 +93,11 @@ describe('POST /t/{tenantId}/guest', () => {
     expect(JSON.stringify(await w.t.redis.get(`gf:{${id}}`))).not.toContain(value);
     const again = await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(403);
     expect(again.body.error).toBe('forbidden');
-    const withCookie = await post('acme', { client_id: 'cli_game', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}`).expect(201);
+    const withCookie = await post(
+      'acme',
+      { client_id: 'cli_game', browser_flow_id: id },
+      `__Host-svc_flow_${id}=${value}`,
+    ).expect(201);
     expect(withCookie.headers['set-cookie']).toBeUndefined();
     await post('acme', { client_id: 'cli_game', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}x`).expect(403);
     // A flow belongs to its tenant.
@@ -77,7 +105,11 @@ describe('POST /t/{tenantId}/guest', () => {
   });
 
   it('never takes a user id from the client', async () => {
-    const res = await post('acme', { client_id: 'cli_game', browser_flow_id: flowId(), user_id: 'usr_AAAAAAAAAAAAAAAAAAAAAA' }).expect(400);
+    const res = await post('acme', {
+      client_id: 'cli_game',
+      browser_flow_id: flowId(),
+      user_id: 'usr_AAAAAAAAAAAAAAAAAAAAAA',
+    }).expect(400);
     expect(res.body.error).toBe('invalid_request');
     const { rows } = await w.t.pg.query(`SELECT count(*)::int AS n FROM users WHERE id = 'usr_AAAAAAAAAAAAAAAAAAAAAA'`);
     expect(rows[0].n).toBe(0);
@@ -117,7 +149,12 @@ describe('POST /t/{tenantId}/guest', () => {
       const res = await w.t.auth()[method](path).set('Authorization', `Bearer ${created.access_token}`);
       expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 401, error: 'unauthorized' });
     }
-    await w.t.auth().post('/management-auth/token').set('Authorization', `Bearer ${created.access_token}`).send({ grant_type: 'refresh_token', refresh_token: created.refresh_token }).expect(401);
+    await w.t
+      .auth()
+      .post('/management-auth/token')
+      .set('Authorization', `Bearer ${created.access_token}`)
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token })
+      .expect(401);
   });
 
   it('rotates refresh tokens through the SDK; a replay revokes the session', async () => {
@@ -126,19 +163,36 @@ describe('POST /t/{tenantId}/guest', () => {
     const rotated = await client.refresh();
     expect(rotated.refresh_token).not.toBe(created.refresh_token);
     expect(rotated.session_id).toBe(created.session_id);
-    const replay = await w.t.auth().post('/t/acme/token').type('form').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(400);
+    const replay = await w.t
+      .auth()
+      .post('/t/acme/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' })
+      .expect(400);
     expect(replay.body.error).toBe('invalid_grant');
     await expect(client.refresh()).rejects.toMatchObject({ status: 400, code: 'invalid_grant' });
     // The SDK dropped the dead refresh token from secure storage.
     await expect(client.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
-    const again = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${rotated.access_token}`).send({ client_id: 'cli_game', browser_flow_id: client.browserFlowId });
+    const again = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${rotated.access_token}`)
+      .send({ client_id: 'cli_game', browser_flow_id: client.browserFlowId });
     expect(again.status).toBe(401);
   });
 
   it('refuses a refresh token at another tenant or client', async () => {
     const created = await w.client().createGuest();
-    await w.t.auth().post('/t/beta/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_beta' }).expect(400);
-    await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(200);
+    await w.t
+      .auth()
+      .post('/t/beta/token')
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_beta' })
+      .expect(400);
+    await w.t
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' })
+      .expect(200);
   });
 
   it('revokes by refresh or access token (RFC 7009) and answers 200 for unknown tokens', async () => {
@@ -147,9 +201,20 @@ describe('POST /t/{tenantId}/guest', () => {
     await client.createLinkingIntent();
     await client.revoke();
     const created = await w.client().createGuest();
-    await w.t.auth().post('/t/acme/revoke').type('form').send({ token: created.access_token, client_id: 'cli_game' }).expect(200);
-    await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(400);
-    expect((await w.t.auth().post('/t/acme/revoke').send({ token: 'nonsense', client_id: 'cli_game' }).expect(200)).body).toEqual({});
+    await w.t
+      .auth()
+      .post('/t/acme/revoke')
+      .type('form')
+      .send({ token: created.access_token, client_id: 'cli_game' })
+      .expect(200);
+    await w.t
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' })
+      .expect(400);
+    expect(
+      (await w.t.auth().post('/t/acme/revoke').send({ token: 'nonsense', client_id: 'cli_game' }).expect(200)).body,
+    ).toEqual({});
   });
 
   it('the SDK surfaces contract errors as GuestApiError', async () => {
@@ -170,13 +235,37 @@ describe('guest creation rate limits', () => {
   });
 
   it('limits per tenant+client+IP and per tenant+IP, atomically, with Retry-After', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => w.client().createGuest().then(() => 201, (e: GuestApiError) => e.status)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        w
+          .client()
+          .createGuest()
+          .then(
+            () => 201,
+            (e: GuestApiError) => e.status,
+          ),
+      ),
+    );
     expect(results.filter((s) => s === 201)).toHaveLength(3);
     expect(results.filter((s) => s === 429)).toHaveLength(5);
-    const other = await Promise.all(Array.from({ length: 3 }, () => w.client({ clientId: 'cli_native' }).createGuest().then(() => 201, (e: GuestApiError) => e.status)));
+    const other = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        w
+          .client({ clientId: 'cli_native' })
+          .createGuest()
+          .then(
+            () => 201,
+            (e: GuestApiError) => e.status,
+          ),
+      ),
+    );
     // The tenant+IP budget (5) is shared by both clients: 3 + 2 pass.
     expect(other.filter((s) => s === 201)).toHaveLength(2);
-    const res = await w.t.auth().post('/t/acme/guest').send({ client_id: 'cli_native', browser_flow_id: 'flw_BBBBBBBBBBBBBBBBBBBBBB' }).expect(429);
+    const res = await w.t
+      .auth()
+      .post('/t/acme/guest')
+      .send({ client_id: 'cli_native', browser_flow_id: 'flw_BBBBBBBBBBBBBBBBBBBBBB' })
+      .expect(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     // Another tenant has its own budgets.
     await w.client({ tenantId: 'beta', clientId: 'cli_beta' }).createGuest();

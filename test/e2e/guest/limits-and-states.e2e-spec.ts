@@ -1,7 +1,11 @@
 import { GuestApiError } from '../../../src/sdk/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
-const status = (p: Promise<unknown>): Promise<number | string> => p.then(() => 200, (e: GuestApiError) => `${e.status} ${e.code}`);
+const status = (p: Promise<unknown>): Promise<number | string> =>
+  p.then(
+    () => 200,
+    (e: GuestApiError) => `${e.status} ${e.code}`,
+  );
 
 describe('guest abuse limits (spec 8) and account states', () => {
   let w: GuestWorld;
@@ -49,7 +53,9 @@ describe('guest abuse limits (spec 8) and account states', () => {
     await c.createGuest();
     await w.t.pg.query(`UPDATE tenants SET status = 'inactive' WHERE id = 'beta'`);
     try {
-      expect(await status(w.client({ tenantId: 'beta', clientId: 'cli_beta' }).createGuest())).toBe('404 tenant_not_found');
+      expect(await status(w.client({ tenantId: 'beta', clientId: 'cli_beta' }).createGuest())).toBe(
+        '404 tenant_not_found',
+      );
       expect(await status(c.refresh())).toBe('404 tenant_not_found');
     } finally {
       await w.t.pg.query(`UPDATE tenants SET status = 'active' WHERE id = 'beta'`);

@@ -2,7 +2,11 @@ import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../src/sdk/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
-const status = (p: Promise<unknown>): Promise<number | string> => p.then(() => 200, (e: GuestApiError) => (e instanceof GuestApiError ? `${e.status} ${e.code}` : String(e)));
+const status = (p: Promise<unknown>): Promise<number | string> =>
+  p.then(
+    () => 200,
+    (e: GuestApiError) => (e instanceof GuestApiError ? `${e.status} ${e.code}` : String(e)),
+  );
 
 describe('guest upgrade by email (spec 4.3)', () => {
   let w: GuestWorld;
@@ -30,7 +34,11 @@ describe('guest upgrade by email (spec 4.3)', () => {
     const upgraded = await c.upgrade(proof);
     expect(upgraded).toMatchObject({
       user_id: created.user_id,
-      linked_identity: { provider: 'email', provider_subject: 'player.one@example.com', email: 'player.one@example.com' },
+      linked_identity: {
+        provider: 'email',
+        provider_subject: 'player.one@example.com',
+        email: 'player.one@example.com',
+      },
       token_type: 'Bearer',
       scope: 'openid offline_access',
     });
@@ -39,29 +47,75 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(upgraded.refresh_token).toEqual(expect.any(String));
     expect(upgraded.id_token).toEqual(expect.any(String));
     // The previous session is revoked: its token and refresh token no longer work.
-    const old = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${oldToken}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
+    const old = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${oldToken}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
     expect(old.status).toBe(401);
-    await w.t.auth().post('/t/acme/token').send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' }).expect(400);
+    await w.t
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' })
+      .expect(400);
 
-    const identity = await w.t.pg.query(`SELECT user_id FROM identities WHERE tenant_id = 'acme' AND provider_subject = 'player.one@example.com'`);
+    const identity = await w.t.pg.query(
+      `SELECT user_id FROM identities WHERE tenant_id = 'acme' AND provider_subject = 'player.one@example.com'`,
+    );
     expect(identity.rows).toEqual([{ user_id: created.user_id }]);
-    const users = await w.t.pg.query(`SELECT kind, status FROM users WHERE tenant_id = 'acme' AND id IN (SELECT user_id FROM identities WHERE provider_subject = 'player.one@example.com') OR (kind = 'provisional' AND status = 'deactivated' AND tenant_id = 'acme')`);
-    expect(users.rows).toEqual(expect.arrayContaining([{ kind: 'regular', status: 'active' }, { kind: 'provisional', status: 'deactivated' }]));
-    const audit = await w.t.pg.query(`SELECT type, tenant_id, subject, data FROM audit_events WHERE subject = $1`, [created.user_id]);
+    const users = await w.t.pg.query(
+      `SELECT kind, status FROM users WHERE tenant_id = 'acme' AND id IN (SELECT user_id FROM identities WHERE provider_subject = 'player.one@example.com') OR (kind = 'provisional' AND status = 'deactivated' AND tenant_id = 'acme')`,
+    );
+    expect(users.rows).toEqual(
+      expect.arrayContaining([
+        { kind: 'regular', status: 'active' },
+        { kind: 'provisional', status: 'deactivated' },
+      ]),
+    );
+    const audit = await w.t.pg.query(`SELECT type, tenant_id, subject, data FROM audit_events WHERE subject = $1`, [
+      created.user_id,
+    ]);
     expect(audit.rows).toEqual([
-      { type: 'guest.upgraded', tenant_id: 'acme', subject: created.user_id, data: { old_session_id: created.session_id, new_session_id: upgraded.session_id, provider: 'email', client_id: 'cli_game' } },
+      {
+        type: 'guest.upgraded',
+        tenant_id: 'acme',
+        subject: created.user_id,
+        data: {
+          old_session_id: created.session_id,
+          new_session_id: upgraded.session_id,
+          provider: 'email',
+          client_id: 'cli_game',
+        },
+      },
     ]);
   });
 
   it('renews the flow’s intent for the same session and refuses it to any other session (409 intent_conflict)', async () => {
     const c = w.client();
     await c.createGuest();
-    const first = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${c.accessToken}`).set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId }).expect(201);
-    const renewed = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${c.accessToken}`).set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId }).expect(200);
+    const first = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${c.accessToken}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId })
+      .expect(201);
+    const renewed = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${c.accessToken}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId })
+      .expect(200);
     expect(renewed.body.intent_id).toBe(first.body.intent_id);
     const other = w.client();
     await other.createGuest();
-    const conflict = await w.t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${other.accessToken}`).set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
+    const conflict = await w.t
+      .auth()
+      .post('/t/acme/guest/linking-intent')
+      .set('Authorization', `Bearer ${other.accessToken}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toBe('intent_conflict');
   });
@@ -70,10 +124,14 @@ describe('guest upgrade by email (spec 4.3)', () => {
     const c = w.client();
     const created = await c.createGuest();
     expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe(200);
-    expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe('400 invalid_proof');
+    expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe(
+      '400 invalid_proof',
+    );
     const other = w.client();
     const otherCreated = await other.createGuest();
-    expect(await status(c.createLinkingIntent({ upgradeProofId: otherCreated.upgrade_proof.proof_id }))).toBe('400 invalid_proof');
+    expect(await status(c.createLinkingIntent({ upgradeProofId: otherCreated.upgrade_proof.proof_id }))).toBe(
+      '400 invalid_proof',
+    );
   });
 
   it('refuses a missing proof and a missing intent with 400 invalid_proof', async () => {
@@ -90,7 +148,10 @@ describe('guest upgrade by email (spec 4.3)', () => {
     const cookie = `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
     const post = (path: string, body: Record<string, string>, bearer?: string) => {
       const req = w.t.auth().post(`/t/acme/${path}`).set('Cookie', cookie);
-      return (bearer ? req.set('Authorization', `Bearer ${bearer}`) : req).send({ browser_flow_id: c.browserFlowId, ...body });
+      return (bearer ? req.set('Authorization', `Bearer ${bearer}`) : req).send({
+        browser_flow_id: c.browserFlowId,
+        ...body,
+      });
     };
     return {
       post,
@@ -109,7 +170,10 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.upgrade(proof))).toBe(200);
     // A second guest of the same browser flow takes the (now free) intent and replays the proof.
     const flow = inFlow(c);
-    const second = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as { access_token: string; user_id: string };
+    const second = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as {
+      access_token: string;
+      user_id: string;
+    };
     await flow.post('guest/linking-intent', { client_id: 'cli_game' }, second.access_token).expect(201);
     const replay = await flow.post('guest/upgrade', { client_id: 'cli_game', proof_id: proof }, second.access_token);
     expect({ status: replay.status, error: replay.body.error }).toEqual({ status: 400, error: 'invalid_proof' });
@@ -148,7 +212,10 @@ describe('guest upgrade by email (spec 4.3)', () => {
       .auth()
       .post('/t/acme/guest/upgrade')
       .set('Authorization', `Bearer ${c.accessToken}`)
-      .set('Cookie', `__Host-svc_flow_${beta.browserFlowId}=${beta.flowCookie()}; __Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .set(
+        'Cookie',
+        `__Host-svc_flow_${beta.browserFlowId}=${beta.flowCookie()}; __Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`,
+      )
       .send({ client_id: 'cli_game', browser_flow_id: beta.browserFlowId, proof_id: proof });
     // beta's flow is unknown to acme's tenant binding: refused before any proof is looked at.
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 403, error: 'forbidden' });
@@ -177,15 +244,33 @@ describe('guest upgrade by email (spec 4.3)', () => {
     await native.createGuest();
     await native.createLinkingIntent();
     const flow = inFlow(native);
-    const game = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as { access_token: string; user_id: string };
+    const game = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as {
+      access_token: string;
+      user_id: string;
+    };
     const proof = await flow.emailProof('cli_game', 'cross-client-intent@example.com');
     const res = await flow.post('guest/upgrade', { client_id: 'cli_game', proof_id: proof }, game.access_token);
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_proof' });
     // Nor can the intent's own guest use the other client's proof, under either client id.
-    const asNative = await flow.post('guest/upgrade', { client_id: 'cli_native', proof_id: proof }, native.accessToken as string);
-    const asGame = await flow.post('guest/upgrade', { client_id: 'cli_game', proof_id: proof }, native.accessToken as string);
-    expect([asNative.status, asNative.body.error, asGame.status, asGame.body.error]).toEqual([400, 'invalid_proof', 400, 'invalid_proof']);
-    const attached = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE user_id = ANY($1)`, [[native.userId, game.user_id]]);
+    const asNative = await flow.post(
+      'guest/upgrade',
+      { client_id: 'cli_native', proof_id: proof },
+      native.accessToken as string,
+    );
+    const asGame = await flow.post(
+      'guest/upgrade',
+      { client_id: 'cli_game', proof_id: proof },
+      native.accessToken as string,
+    );
+    expect([asNative.status, asNative.body.error, asGame.status, asGame.body.error]).toEqual([
+      400,
+      'invalid_proof',
+      400,
+      'invalid_proof',
+    ]);
+    const attached = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE user_id = ANY($1)`, [
+      [native.userId, game.user_id],
+    ]);
     expect(attached.rows[0].n).toBe(0);
   });
 
@@ -216,7 +301,11 @@ describe('guest upgrade by email (spec 4.3)', () => {
   it('refuses the upgrade without the flow cookie', async () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'no-cookie@example.com');
-    const res = await w.t.auth().post('/t/acme/guest/upgrade').set('Authorization', `Bearer ${c.accessToken}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof });
+    const res = await w.t
+      .auth()
+      .post('/t/acme/guest/upgrade')
+      .set('Authorization', `Bearer ${c.accessToken}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof });
     expect(res.status).toBe(403);
     expect(await status(c.upgrade(proof))).toBe(200);
   });
@@ -264,14 +353,23 @@ describe('guest upgrade by email (spec 4.3)', () => {
   it('refuses an upgrade of a token for another client than the body', async () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'client-mismatch@example.com');
-    const res = await w.t.auth().post('/t/acme/guest/upgrade').set('Authorization', `Bearer ${c.accessToken}`).set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`).send({ client_id: 'cli_native', browser_flow_id: c.browserFlowId, proof_id: proof });
+    const res = await w.t
+      .auth()
+      .post('/t/acme/guest/upgrade')
+      .set('Authorization', `Bearer ${c.accessToken}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_native', browser_flow_id: c.browserFlowId, proof_id: proof });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_proof');
   });
 
   it('refuses a guest token of another tenant', async () => {
     const c = await guestWithIntent();
-    const res = await w.t.auth().post('/t/beta/guest/upgrade').set('Authorization', `Bearer ${c.accessToken}`).send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: 'prf_AAAAAAAAAAAAAAAAAAAAAA' });
+    const res = await w.t
+      .auth()
+      .post('/t/beta/guest/upgrade')
+      .set('Authorization', `Bearer ${c.accessToken}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: 'prf_AAAAAAAAAAAAAAAAAAAAAA' });
     expect(res.status).toBe(401);
   });
 
@@ -279,7 +377,10 @@ describe('guest upgrade by email (spec 4.3)', () => {
     const c = w.client();
     await c.createGuest();
     await c.startEmail('wrong-code@example.com');
-    await expect(c.verifyEmail('wrong-code@example.com', '000000')).rejects.toMatchObject({ status: 400, code: 'invalid_code' });
+    await expect(c.verifyEmail('wrong-code@example.com', '000000')).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_code',
+    });
   });
 });
 

@@ -13,7 +13,11 @@ describe('GET /management-auth/authorize', () => {
   const pkce = pkcePair();
 
   it('serves the hosted form with a strict CSP, no framing, and the host-only flow cookie', async () => {
-    const res = await t.auth().get('/management-auth/authorize').query(authorizeQuery(t, pkce, 'st1')).expect(200);
+    const res = await t
+      .auth()
+      .get('/management-auth/authorize')
+      .query(authorizeQuery(t, pkce, 'st1'))
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     const csp = res.headers['content-security-policy'] as string;
     expect(csp).toContain("default-src 'none'");
@@ -23,7 +27,9 @@ describe('GET /management-auth/authorize', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-powered-by']).toBeUndefined();
     expect(res.headers['cache-control']).toBe('no-store');
-    const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('__Host-svc_control_flow='));
+    const cookie = ([] as string[])
+      .concat(res.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('__Host-svc_control_flow='));
     expect(cookie).toBeDefined();
     expect(cookie).toMatch(/; Path=\/;/);
     expect(cookie).toMatch(/; HttpOnly/);
@@ -52,7 +58,10 @@ describe('GET /management-auth/authorize', () => {
   ])('answers %s with a 400 page and never redirects', async (_name, extra) => {
     const q = { ...extra } as Record<string, string | undefined>;
     if (q.redirect_uri === 'CALLBACK?x=1') q.redirect_uri = `${callbackUri(t)}?x=1`;
-    const res = await t.auth().get('/management-auth/authorize').query(authorizeQuery(t, pkce, 'st', q));
+    const res = await t
+      .auth()
+      .get('/management-auth/authorize')
+      .query(authorizeQuery(t, pkce, 'st', q));
     expect(res.status).toBe(400);
     expect(res.headers.location).toBeUndefined();
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -69,7 +78,11 @@ describe('GET /management-auth/authorize', () => {
     ['a malformed code_challenge', { code_challenge: 'short' }, 'invalid_request'],
     ['response_type token', { response_type: 'token' }, 'unsupported_response_type'],
   ])('redirects %s to the callback with error, state and iss', async (_name, extra, error) => {
-    const res = await t.auth().get('/management-auth/authorize').query(authorizeQuery(t, pkce, 'st-42', extra)).expect(303);
+    const res = await t
+      .auth()
+      .get('/management-auth/authorize')
+      .query(authorizeQuery(t, pkce, 'st-42', extra))
+      .expect(303);
     const url = new URL(res.headers.location as string);
     expect(`${url.origin}${url.pathname}`).toBe(callbackUri(t));
     expect(url.searchParams.get('error')).toBe(error);
@@ -80,7 +93,11 @@ describe('GET /management-auth/authorize', () => {
   });
 
   it('redirects a missing state with error and without state', async () => {
-    const res = await t.auth().get('/management-auth/authorize').query(authorizeQuery(t, pkce, 'x', { state: undefined })).expect(303);
+    const res = await t
+      .auth()
+      .get('/management-auth/authorize')
+      .query(authorizeQuery(t, pkce, 'x', { state: undefined }))
+      .expect(303);
     const url = new URL(res.headers.location as string);
     expect(url.searchParams.get('error')).toBe('invalid_request');
     expect(url.searchParams.has('state')).toBe(false);

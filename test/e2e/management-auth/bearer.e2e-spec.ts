@@ -61,7 +61,11 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
   it('refuses a missing or malformed Authorization header', async () => {
     await expectRefused(undefined);
     await t.auth().get('/management-auth/current').set('Authorization', `Basic ${tokens.access_token}`).expect(401);
-    await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token} extra`).expect(401);
+    await t
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${tokens.access_token} extra`)
+      .expect(401);
   });
 
   it('refuses a token signed by another RSA key under the same kid', async () => {
@@ -123,15 +127,24 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
 
   it('refuses a header with crit, even when correctly signed', async () => {
     // jose will not sign an unknown crit extension, so this one is signed by hand.
-    const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'at+jwt', kid: 'test-rs-1', crit: ['x-ext'], 'x-ext': 1 })).toString('base64url');
+    const header = Buffer.from(
+      JSON.stringify({ alg: 'RS256', typ: 'at+jwt', kid: 'test-rs-1', crit: ['x-ext'], 'x-ext': 1 }),
+    ).toString('base64url');
     const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    const signature = createSign('RSA-SHA256').update(`${header}.${body}`).sign(rsKey as KeyObject).toString('base64url');
+    const signature = createSign('RSA-SHA256')
+      .update(`${header}.${body}`)
+      .sign(rsKey as KeyObject)
+      .toString('base64url');
     await expectRefused(`${header}.${body}.${signature}`);
   });
 
   it('refuses a token whose session was revoked, and revoke answers {revoked: true} once', async () => {
     const own = await signIn(t, 'revoke@studio.example');
-    const res = await t.auth().post('/management-auth/revoke').set('Authorization', `Bearer ${own.access_token}`).expect(200);
+    const res = await t
+      .auth()
+      .post('/management-auth/revoke')
+      .set('Authorization', `Bearer ${own.access_token}`)
+      .expect(200);
     expect(res.body).toEqual({ revoked: true });
     expect(res.headers['cache-control']).toBe('no-store');
     await expectRefused(own.access_token);
@@ -159,7 +172,9 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     });
 
     it('answers {revoked: false} for an unknown session', async () => {
-      expect((await revokeSession({ session_id: 'ses_AAAAAAAAAAAAAAAAAAAAAA' }).expect(200)).body).toEqual({ revoked: false });
+      expect((await revokeSession({ session_id: 'ses_AAAAAAAAAAAAAAAAAAAAAA' }).expect(200)).body).toEqual({
+        revoked: false,
+      });
     });
 
     it.each([
@@ -168,7 +183,10 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
       ['a bearer token', 'BEARER'],
     ])('refuses %s with 401 invalid_client', async (_n, auth) => {
       const own = await signIn(t, `rs-${_n.replace(/\W/g, '')}@studio.example`);
-      const res = await revokeSession({ session_id: own.session_id }, auth === 'BEARER' ? `Bearer ${own.access_token}` : auth).expect(401);
+      const res = await revokeSession(
+        { session_id: own.session_id },
+        auth === 'BEARER' ? `Bearer ${own.access_token}` : auth,
+      ).expect(401);
       expect(res.body.error).toBe('invalid_client');
       await current(own.access_token).expect(200);
     });

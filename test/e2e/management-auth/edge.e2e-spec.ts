@@ -16,7 +16,10 @@ describe('the edge: hosts, request ids, bodies, health', () => {
     const onConsole = await t.console().get(discovery).expect(404);
     expect(onConsole.body).toEqual({ error: 'not_found', error_description: expect.any(String) });
     await request(t.app.getHttpServer()).get(discovery).set('Host', 'evil.example').expect(404);
-    await request(t.app.getHttpServer()).get(discovery).set('Host', `localhost:${t.port + 1}`).expect(404);
+    await request(t.app.getHttpServer())
+      .get(discovery)
+      .set('Host', `localhost:${t.port + 1}`)
+      .expect(404);
     await t.auth().get('/api/auth/current').expect(404);
   });
 
@@ -49,14 +52,27 @@ describe('the edge: hosts, request ids, bodies, health', () => {
   });
 
   it('refuses bodies over 16 KiB with 413 and malformed JSON with 400', async () => {
-    const big = await t.auth().post('/management-auth/revoke-session').set('Content-Type', 'application/json').send(JSON.stringify({ session_id: 'x'.repeat(17 * 1024) })).expect(413);
+    const big = await t
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ session_id: 'x'.repeat(17 * 1024) }))
+      .expect(413);
     expect(big.body.error).toBe('payload_too_large');
-    const bad = await t.auth().post('/management-auth/revoke-session').set('Content-Type', 'application/json').send('{"session_id":').expect(400);
+    const bad = await t
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Content-Type', 'application/json')
+      .send('{"session_id":')
+      .expect(400);
     expect(bad.body.error).toBe('invalid_request');
   });
 
   it('reports liveness and readiness on every host', async () => {
     expect((await t.auth().get('/healthz').expect(200)).body).toEqual({ status: 'ok' });
-    expect((await t.console().get('/readyz').expect(200)).body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up' } });
+    expect((await t.console().get('/readyz').expect(200)).body).toEqual({
+      status: 'ready',
+      checks: { postgres: 'up', redis: 'up' },
+    });
   });
 });

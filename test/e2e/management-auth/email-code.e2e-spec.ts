@@ -25,7 +25,11 @@ describe('management email codes: origin, flow cookie, attempts, lifetime', () =
     ])('refuses an Origin that is %s with 403 forbidden', async (_n, origin) => {
       const flow = await startFlow(t);
       let req = t.auth().post(`/management-auth/email/${path}`).set('Cookie', flow.cookie);
-      if (origin !== undefined) req = req.set('Origin', origin === 'CONSOLE' ? t.consoleOrigin : origin === 'AUTH/' ? `${t.authOrigin}/` : origin);
+      if (origin !== undefined)
+        req = req.set(
+          'Origin',
+          origin === 'CONSOLE' ? t.consoleOrigin : origin === 'AUTH/' ? `${t.authOrigin}/` : origin,
+        );
       const res = await req.send({ flow_id: flow.flowId, ...body }).expect(403);
       expect(res.body).toEqual({ error: 'forbidden', error_description: expect.any(String) });
       expect(t.smtp.countFor('o@studio.example')).toBe(0);
@@ -34,7 +38,12 @@ describe('management email codes: origin, flow cookie, attempts, lifetime', () =
     it('refuses a missing flow cookie and the cookie of another flow', async () => {
       const flow = await startFlow(t);
       const other = await startFlow(t);
-      await t.auth().post(`/management-auth/email/${path}`).set('Origin', t.authOrigin).send({ flow_id: flow.flowId, ...body }).expect(403);
+      await t
+        .auth()
+        .post(`/management-auth/email/${path}`)
+        .set('Origin', t.authOrigin)
+        .send({ flow_id: flow.flowId, ...body })
+        .expect(403);
       await t
         .auth()
         .post(`/management-auth/email/${path}`)
@@ -122,7 +131,9 @@ describe('management email codes: origin, flow cookie, attempts, lifetime', () =
     const b = await startFlow(t);
     const codeA = await requestCode(t, a, 'cross@studio.example');
     await requestCode(t, b, 'cross@studio.example');
-    await emailPost(t, 'confirm', b, { email: 'cross@studio.example', code: codeA }).expect((r) => expect([400]).toContain(r.status));
+    await emailPost(t, 'confirm', b, { email: 'cross@studio.example', code: codeA }).expect((r) =>
+      expect([400]).toContain(r.status),
+    );
   });
 
   it('a new start for the same flow replaces the old code', async () => {

@@ -1,6 +1,14 @@
 import { Client } from 'pg';
 import { PG_BASE } from '../../support/database';
-import { callbackUri, confirmCode, emailPost, requestCode, signIn, startFlow, tokenRequest } from '../../support/management-flow';
+import {
+  callbackUri,
+  confirmCode,
+  emailPost,
+  requestCode,
+  signIn,
+  startFlow,
+  tokenRequest,
+} from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { eventually } from '../../support/eventually';
@@ -26,7 +34,10 @@ describe('fail closed when Redis is unavailable', () => {
     await redis.kill();
 
     const started = Date.now();
-    const current = await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`);
+    const current = await t
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${tokens.access_token}`);
     expect(current.status).toBe(503);
     expect(current.body.error).toBe('temporarily_unavailable');
     expect(Date.now() - started).toBeLessThan(5000);
@@ -39,7 +50,9 @@ describe('fail closed when Redis is unavailable', () => {
     expect(revoke.status).toBe(503);
 
     expect((await emailPost(t, 'start', flow, { email: 'redis-down@studio.example' })).status).toBe(503);
-    expect((await t.auth().get('/management-auth/authorize').query({ client_id: 'cli_console' })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await t.auth().get('/management-auth/authorize').query({ client_id: 'cli_console' })).status,
+    ).toBeGreaterThanOrEqual(400);
     const ready = await t.auth().get('/readyz').expect(503);
     expect(ready.body.checks).toEqual({ postgres: 'up', redis: 'down' });
 
@@ -60,7 +73,12 @@ describe('fail closed when Redis is unavailable', () => {
     } finally {
       redis.resume();
     }
-    await eventually(async () => (await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`)).status === 200, 10_000);
+    await eventually(
+      async () =>
+        (await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`))
+          .status === 200,
+      10_000,
+    );
   });
 });
 
@@ -80,7 +98,10 @@ describe('fail closed when PostgreSQL refuses connections', () => {
 
   async function cutDatabase(): Promise<void> {
     await admin.query(`ALTER DATABASE ${t.databaseName} ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [t.databaseName]);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [t.databaseName],
+    );
   }
 
   it('issues no code and no token while the database is away, then recovers without a restart', async () => {
@@ -95,7 +116,12 @@ describe('fail closed when PostgreSQL refuses connections', () => {
     const confirm = await emailPost(t, 'confirm', flow, { email, code: emailCode });
     expect(confirm.status).toBe(503);
     expect(confirm.body.redirect_to).toBeUndefined();
-    const exchange = await tokenRequest(t, { grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(t), code_verifier: authorizationFlow.pkce.verifier });
+    const exchange = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: authorizationCode,
+      redirect_uri: callbackUri(t),
+      code_verifier: authorizationFlow.pkce.verifier,
+    });
     expect(exchange.status).toBe(503);
     expect(exchange.body.access_token).toBeUndefined();
     expect((await t.auth().get('/readyz')).body.checks).toEqual({ postgres: 'down', redis: 'up' });

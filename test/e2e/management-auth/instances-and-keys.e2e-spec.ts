@@ -19,15 +19,26 @@ describe('two instances sharing PostgreSQL and Redis', () => {
   it('a session created on one instance works on and is revoked by the other', async () => {
     const tokens = await signIn(a, 'two@studio.example');
     await b.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
-    const rotated = await tokenRequest(b, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200);
+    const rotated = await tokenRequest(b, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(
+      200,
+    );
     // The rotation on b is seen by a: the old refresh token is a replay there.
     await tokenRequest(a, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
-    await a.auth().get('/management-auth/current').set('Authorization', `Bearer ${rotated.body.access_token}`).expect(401);
+    await a
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${rotated.body.access_token}`)
+      .expect(401);
   });
 
   it('revocation through one instance is honoured by the other at once', async () => {
     const tokens = await signIn(a, 'two-revoke@studio.example');
-    await b.auth().post('/management-auth/revoke-session').set('Authorization', consoleBasic(b)).send({ session_id: tokens.session_id }).expect(200);
+    await b
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Authorization', consoleBasic(b))
+      .send({ session_id: tokens.session_id })
+      .expect(200);
     await a.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
   });
 
@@ -35,17 +46,28 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     const email = 'two-once@studio.example';
     const flow = await startFlow(a);
     const code = await requestCode(a, flow, email);
-    const confirms = await Promise.all(Array.from({ length: 10 }, (_, i) => emailPost(i % 2 === 0 ? a : b, 'confirm', flow, { email, code })));
+    const confirms = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => emailPost(i % 2 === 0 ? a : b, 'confirm', flow, { email, code })),
+    );
     expect(confirms.map((r) => r.status).sort()).toEqual([200, ...Array<number>(9).fill(400)]);
     const won = confirms.find((r) => r.status === 200);
     const authorizationCode = new URL(won?.body.redirect_to as string).searchParams.get('code') as string;
-    const body = { grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(a), code_verifier: flow.pkce.verifier };
+    const body = {
+      grant_type: 'authorization_code',
+      code: authorizationCode,
+      redirect_uri: callbackUri(a),
+      code_verifier: flow.pkce.verifier,
+    };
     const exchanges = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenRequest(i % 2 === 0 ? a : b, body)));
     expect(exchanges.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     expect(exchanges.every((r) => r.status === 200 || r.status === 400)).toBe(true);
     // A replay through either instance is seen by both: whatever the code issued is revoked.
     for (const r of exchanges.filter((x) => x.status === 200)) {
-      await a.auth().get('/management-auth/current').set('Authorization', `Bearer ${r.body.access_token as string}`).expect(401);
+      await a
+        .auth()
+        .get('/management-auth/current')
+        .set('Authorization', `Bearer ${r.body.access_token as string}`)
+        .expect(401);
     }
   });
 
@@ -79,11 +101,17 @@ describe('signing-key rotation through the key ring', () => {
   it('keeps tokens of the previous key valid, signs new ones with the new key, and publishes both', async () => {
     const old = await signIn(before, 'rotation@studio.example');
     await after.auth().get('/management-auth/current').set('Authorization', `Bearer ${old.access_token}`).expect(200);
-    const fresh = await tokenRequest(after, { grant_type: 'refresh_token', refresh_token: old.refresh_token }).expect(200);
+    const fresh = await tokenRequest(after, { grant_type: 'refresh_token', refresh_token: old.refresh_token }).expect(
+      200,
+    );
     expect(decodeProtectedHeader(fresh.body.access_token).kid).toBe(newKid);
     const jwks = await after.auth().get('/t/control-plane/.well-known/jwks.json').expect(200);
     expect(jwks.body.keys.map((k: JWK) => k.kid)).toEqual([newKid, 'test-rs-1']);
     // An instance that does not know the new key yet refuses its tokens (unknown kid).
-    await before.auth().get('/management-auth/current').set('Authorization', `Bearer ${fresh.body.access_token}`).expect(401);
+    await before
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${fresh.body.access_token}`)
+      .expect(401);
   });
 });

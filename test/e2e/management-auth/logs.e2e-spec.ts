@@ -1,4 +1,11 @@
-import { callbackUri, confirmCode, emailPost, requestCode, startFlow, tokenRequest } from '../../support/management-flow';
+import {
+  callbackUri,
+  confirmCode,
+  emailPost,
+  requestCode,
+  startFlow,
+  tokenRequest,
+} from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
 /** Logs are structured JSON with request ids and never hold a token, code, secret or email address. */
@@ -16,16 +23,38 @@ describe('structured logs without secrets', () => {
     const email = 'secret-person@studio.example';
     const flow = await startFlow(t);
     const emailCode = await requestCode(t, flow, email);
-    await emailPost(t, 'confirm', flow, { email, code: String((Number(emailCode) + 1) % 1e6).padStart(6, '0') }).expect(400);
+    await emailPost(t, 'confirm', flow, { email, code: String((Number(emailCode) + 1) % 1e6).padStart(6, '0') }).expect(
+      400,
+    );
     const authorizationCode = await confirmCode(t, flow, email, emailCode);
     const tokens = (
-      await tokenRequest(t, { grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(t), code_verifier: flow.pkce.verifier }).expect(200)
+      await tokenRequest(t, {
+        grant_type: 'authorization_code',
+        code: authorizationCode,
+        redirect_uri: callbackUri(t),
+        code_verifier: flow.pkce.verifier,
+      }).expect(200)
     ).body as { access_token: string; refresh_token: string; session_id: string };
-    const refreshed = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200)).body as { refresh_token: string };
+    const refreshed = (
+      await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200)
+    ).body as { refresh_token: string };
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
     await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
-    await t.auth().post('/management-auth/revoke-session').set('Authorization', consoleBasic(t)).send({ session_id: tokens.session_id }).expect(200);
-    await t.auth().get('/management-auth/authorize').query({ client_id: 'cli_console', redirect_uri: callbackUri(t), state: 'STATE-VALUE-123', code_challenge: flow.pkce.challenge });
+    await t
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Authorization', consoleBasic(t))
+      .send({ session_id: tokens.session_id })
+      .expect(200);
+    await t
+      .auth()
+      .get('/management-auth/authorize')
+      .query({
+        client_id: 'cli_console',
+        redirect_uri: callbackUri(t),
+        state: 'STATE-VALUE-123',
+        code_challenge: flow.pkce.challenge,
+      });
 
     await new Promise((r) => setTimeout(r, 100));
     const all = lines.join('');
@@ -44,7 +73,15 @@ describe('structured logs without secrets', () => {
     ];
     for (const secret of secrets) expect(all).not.toContain(secret);
 
-    const parsed = lines.map((l) => JSON.parse(l) as { service?: string; pid?: number; req?: { id?: string; path?: string }; res?: { statusCode?: number } });
+    const parsed = lines.map(
+      (l) =>
+        JSON.parse(l) as {
+          service?: string;
+          pid?: number;
+          req?: { id?: string; path?: string };
+          res?: { statusCode?: number };
+        },
+    );
     // Every line, request or not, names the service and the process that wrote it.
     for (const l of parsed) expect(l).toMatchObject({ service: 'svc-auth', pid: process.pid });
     const requestLogs = parsed.filter((l) => l.req && l.res);

@@ -34,7 +34,12 @@ describe('sign-in with openid-client through discovery', () => {
     });
     const verifier = generators.codeVerifier();
     const state = generators.state();
-    const authorizeUrl = client.authorizationUrl({ scope: 'tenant:read', state, code_challenge: generators.codeChallenge(verifier), code_challenge_method: 'S256' });
+    const authorizeUrl = client.authorizationUrl({
+      scope: 'tenant:read',
+      state,
+      code_challenge: generators.codeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
 
     // The browser's part: load the form, then post email and code with the flow cookie.
     const form = await fetch(authorizeUrl);
@@ -49,17 +54,28 @@ describe('sign-in with openid-client through discovery', () => {
       });
     expect((await post('start', { flow_id: flowId, email: 'lib@studio.example' })).status).toBe(202);
     const code = await t.smtp.waitForCode('lib@studio.example');
-    const confirmed = (await (await post('confirm', { flow_id: flowId, email: 'lib@studio.example', code })).json()) as { redirect_to: string };
+    const confirmed = (await (
+      await post('confirm', { flow_id: flowId, email: 'lib@studio.example', code })
+    ).json()) as { redirect_to: string };
 
     const params = client.callbackParams(confirmed.redirect_to);
-    const tokenSet = await client.oauthCallback(redirectUri, params, { state, code_verifier: verifier, response_type: 'code' });
+    const tokenSet = await client.oauthCallback(redirectUri, params, {
+      state,
+      code_verifier: verifier,
+      response_type: 'code',
+    });
     expect(tokenSet.token_type).toBe('Bearer');
     expect(tokenSet.expires_in).toBe(300);
     expect(tokenSet.session_id).toMatch(/^ses_/);
     expect(decodeJwt(tokenSet.access_token as string).aud).toBe('urn:svc:management');
 
-    const user = await client.requestResource(`${t.authOrigin}/management-auth/current`, tokenSet.access_token as string);
-    expect(JSON.parse(user.body?.toString() ?? '{}')).toMatchObject({ user: { email: 'lib@studio.example', email_verified: true } });
+    const user = await client.requestResource(
+      `${t.authOrigin}/management-auth/current`,
+      tokenSet.access_token as string,
+    );
+    expect(JSON.parse(user.body?.toString() ?? '{}')).toMatchObject({
+      user: { email: 'lib@studio.example', email_verified: true },
+    });
 
     const refreshed = await client.refresh(tokenSet.refresh_token as string);
     expect(refreshed.refresh_token).not.toBe(tokenSet.refresh_token);

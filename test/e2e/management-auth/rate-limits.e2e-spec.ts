@@ -28,7 +28,8 @@ describe('management sign-in rate limits', () => {
   it('limits requests per client IP', async () => {
     t = await startTestApp({ RATE_LIMIT_MGMT_IP: '3/60' });
     const flow = await startFlow(t);
-    for (let i = 0; i < 3; i++) await emailPost(t, 'confirm', flow, { email: 'ip@studio.example', code: '000000' }).expect(400);
+    for (let i = 0; i < 3; i++)
+      await emailPost(t, 'confirm', flow, { email: 'ip@studio.example', code: '000000' }).expect(400);
     expectLimited(await emailPost(t, 'confirm', flow, { email: 'ip@studio.example', code: '000000' }));
     expectLimited(await emailPost(t, 'start', await startFlow(t), { email: 'ip2@studio.example' }));
   });

@@ -1,5 +1,13 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { callbackUri, confirmCode, emailPost, requestCode, signIn, startFlow, tokenRequest } from '../../support/management-flow';
+import {
+  callbackUri,
+  confirmCode,
+  emailPost,
+  requestCode,
+  signIn,
+  startFlow,
+  tokenRequest,
+} from '../../support/management-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
 describe('management sign-in: authorize → email code → token', () => {
@@ -34,7 +42,11 @@ describe('management sign-in: authorize → email code → token', () => {
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(300);
     expect(claims.jti).toEqual(expect.any(String));
 
-    const current = await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
+    const current = await t
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${tokens.access_token}`)
+      .expect(200);
     expect(current.body).toEqual({ user: { id: claims.sub, email: 'dev@studio.example', email_verified: true } });
     expect(current.headers['cache-control']).toBe('no-store');
   });
@@ -43,7 +55,9 @@ describe('management sign-in: authorize → email code → token', () => {
     const first = await signIn(t, 'repeat@studio.example');
     const second = await signIn(t, 'REPEAT@studio.example');
     expect(decodeJwt(second.access_token).sub).toBe(decodeJwt(first.access_token).sub);
-    const rows = await t.pg.query(`SELECT u.kind, i.provider, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider_subject = 'repeat@studio.example' AND i.tenant_id = 'control-plane'`);
+    const rows = await t.pg.query(
+      `SELECT u.kind, i.provider, i.email_verified FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider_subject = 'repeat@studio.example' AND i.tenant_id = 'control-plane'`,
+    );
     expect(rows.rows).toEqual([{ kind: 'regular', provider: 'email', email_verified: true }]);
   });
 
@@ -74,7 +88,12 @@ describe('management sign-in: authorize → email code → token', () => {
       .auth()
       .post('/management-auth/token')
       .set('Authorization', tokenAuth(t))
-      .send({ grant_type: 'authorization_code', code: authorizationCode, redirect_uri: callbackUri(t), code_verifier: flow.pkce.verifier })
+      .send({
+        grant_type: 'authorization_code',
+        code: authorizationCode,
+        redirect_uri: callbackUri(t),
+        code_verifier: flow.pkce.verifier,
+      })
       .expect(200);
     expect(res.body.access_token).toEqual(expect.any(String));
     expect(res.headers['cache-control']).toBe('no-store');

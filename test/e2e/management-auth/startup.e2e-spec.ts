@@ -47,7 +47,9 @@ describe('start-up checks of the control-plane seed', () => {
     const conflict = await listenError({ CONSOLE_CLIENT_SECRET: otherSecret });
     expect(conflict).toContain('console client secret does not match CONSOLE_CLIENT_SECRET');
     expect(conflict).not.toContain(otherSecret);
-    expect(await listenError({ CONSOLE_ORIGIN: 'http://127.0.0.1:1' })).toContain('redirect URI does not match CONSOLE_ORIGIN');
+    expect(await listenError({ CONSOLE_ORIGIN: 'http://127.0.0.1:1' })).toContain(
+      'redirect URI does not match CONSOLE_ORIGIN',
+    );
   });
 
   it('the seed stores a digest of the client secret, never the secret', async () => {
@@ -85,28 +87,106 @@ describe('admin CLI (compiled, as operators run it)', () => {
 
   it('runs the contract commands, prints JSON and exits non-zero on errors', () => {
     expect(run('migrate')).toMatchObject({ code: 0, out: { migrated: [] } });
-    expect(run('seed-control-plane')).toMatchObject({ code: 0, out: { realm: 'control-plane', client_id: 'cli_console' } });
-    expect(run('tenant', 'create', '--id', 'acme', '--name', 'Acme')).toMatchObject({ code: 0, out: { tenant: { id: 'acme', status: 'active' } } });
+    expect(run('seed-control-plane')).toMatchObject({
+      code: 0,
+      out: { realm: 'control-plane', client_id: 'cli_console' },
+    });
+    expect(run('tenant', 'create', '--id', 'acme', '--name', 'Acme')).toMatchObject({
+      code: 0,
+      out: { tenant: { id: 'acme', status: 'active' } },
+    });
     const dup = run('tenant', 'create', '--id', 'acme', '--name', 'Acme');
     expect(dup.code).not.toBe(0);
     expect(JSON.parse(dup.err)).toEqual({ error: 'invalid_input', message: 'tenant acme already exists' });
     expect(run('tenant', 'create', '--id', 'control-plane', '--name', 'x').code).not.toBe(0);
     expect(
-      run('client', 'create', '--tenant', 'acme', '--id', 'cli_acme', '--name', 'Acme Web', '--type', 'browser', '--scopes', 'openid offline_access', '--redirect-uri', 'https://play.acme.example/cb'),
+      run(
+        'client',
+        'create',
+        '--tenant',
+        'acme',
+        '--id',
+        'cli_acme',
+        '--name',
+        'Acme Web',
+        '--type',
+        'browser',
+        '--scopes',
+        'openid offline_access',
+        '--redirect-uri',
+        'https://play.acme.example/cb',
+      ),
     ).toMatchObject({ code: 0, out: { client: { client_id: 'cli_acme', scopes: ['openid', 'offline_access'] } } });
-    expect(run('client', 'create', '--tenant', 'acme', '--id', 'cli_bad', '--name', 'x', '--type', 'spa', '--scopes', '', '--redirect-uri', 'https://x').code).not.toBe(0);
-    expect(run('client', 'create', '--tenant', 'acme', '--id', 'cli_bad', '--name', 'x', '--type', 'native', '--scopes', 'admin', '--redirect-uri', 'https://x').code).not.toBe(0);
-    expect(run('membership', 'add', '--tenant', 'acme', '--email', 'Dev@Acme.example', '--role', 'owner')).toMatchObject({ code: 0, out: { membership: { tenant: 'acme', role: 'owner' } } });
-    expect(run('membership', 'add', '--tenant', 'acme', '--email', 'dev@acme.example', '--role', 'root').code).not.toBe(0);
+    expect(
+      run(
+        'client',
+        'create',
+        '--tenant',
+        'acme',
+        '--id',
+        'cli_bad',
+        '--name',
+        'x',
+        '--type',
+        'spa',
+        '--scopes',
+        '',
+        '--redirect-uri',
+        'https://x',
+      ).code,
+    ).not.toBe(0);
+    expect(
+      run(
+        'client',
+        'create',
+        '--tenant',
+        'acme',
+        '--id',
+        'cli_bad',
+        '--name',
+        'x',
+        '--type',
+        'native',
+        '--scopes',
+        'admin',
+        '--redirect-uri',
+        'https://x',
+      ).code,
+    ).not.toBe(0);
+    expect(
+      run('membership', 'add', '--tenant', 'acme', '--email', 'Dev@Acme.example', '--role', 'owner'),
+    ).toMatchObject({ code: 0, out: { membership: { tenant: 'acme', role: 'owner' } } });
+    expect(run('membership', 'add', '--tenant', 'acme', '--email', 'dev@acme.example', '--role', 'root').code).not.toBe(
+      0,
+    );
     expect(run('membership', 'remove', '--tenant', 'acme', '--email', 'dev@acme.example')).toMatchObject({ code: 0 });
     expect(run('membership', 'remove', '--tenant', 'acme', '--email', 'dev@acme.example').code).not.toBe(0);
-    expect(run('client', 'disable', '--tenant', 'acme', '--id', 'cli_acme')).toMatchObject({ code: 0, out: { client: { enabled: false } } });
+    expect(run('client', 'disable', '--tenant', 'acme', '--id', 'cli_acme')).toMatchObject({
+      code: 0,
+      out: { client: { enabled: false } },
+    });
     expect(run('client', 'disable', '--tenant', 'control-plane', '--id', 'cli_console').code).not.toBe(0);
-    expect(run('chat', 'configure', '--tenant', 'acme', '--client-id', '123', '--client-secret', 's3cret', '--redirect-uri', 'http://localhost:3000/t/acme/chat/callback')).toMatchObject({
+    expect(
+      run(
+        'chat',
+        'configure',
+        '--tenant',
+        'acme',
+        '--client-id',
+        '123',
+        '--client-secret',
+        's3cret',
+        '--redirect-uri',
+        'http://localhost:3000/t/acme/chat/callback',
+      ),
+    ).toMatchObject({
       code: 0,
       out: { chat_platform: { tenant: 'acme', client_id: '123' } },
     });
-    expect(run('tenant', 'deactivate', '--id', 'acme')).toMatchObject({ code: 0, out: { tenant: { id: 'acme', status: 'inactive' } } });
+    expect(run('tenant', 'deactivate', '--id', 'acme')).toMatchObject({
+      code: 0,
+      out: { tenant: { id: 'acme', status: 'inactive' } },
+    });
     expect(run('nonsense').code).not.toBe(0);
   });
 

@@ -1,5 +1,13 @@
 import { decodeJwt } from 'jose';
-import { callbackUri, confirmCode, requestCode, signIn, startFlow, tokenRequest, type StartedFlow } from '../../support/management-flow';
+import {
+  callbackUri,
+  confirmCode,
+  requestCode,
+  signIn,
+  startFlow,
+  tokenRequest,
+  type StartedFlow,
+} from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
 describe('POST /management-auth/token', () => {
@@ -18,7 +26,13 @@ describe('POST /management-auth/token', () => {
   }
 
   const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-    tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: callbackUri(t), code_verifier: verifier, ...extra });
+    tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: callbackUri(t),
+      code_verifier: verifier,
+      ...extra,
+    });
 
   const bearer = (token: string) => t.auth().get('/management-auth/current').set('Authorization', `Bearer ${token}`);
 
@@ -109,9 +123,13 @@ describe('POST /management-auth/token', () => {
 
   it('a replayed refresh token revokes the whole session', async () => {
     const tokens = await signIn(t, 'replay@studio.example');
-    const rotated = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200);
+    const rotated = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(
+      200,
+    );
     await bearer(rotated.body.access_token).expect(200);
-    const replay = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
+    const replay = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(
+      400,
+    );
     expect(replay.body.error).toBe('invalid_grant');
     await bearer(rotated.body.access_token).expect(401);
     await bearer(tokens.access_token).expect(401);
@@ -121,7 +139,9 @@ describe('POST /management-auth/token', () => {
   it('of 20 concurrent refreshes with one token at most one succeeds', async () => {
     const tokens = await signIn(t, 'race-refresh@studio.example');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })),
+      Array.from({ length: 20 }, () =>
+        tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+      ),
     );
     expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     expect(results.every((r) => r.status === 200 || r.status === 400)).toBe(true);
@@ -144,14 +164,26 @@ describe('POST /management-auth/token', () => {
 
   it('records the session in PostgreSQL and binds the token to it', async () => {
     const tokens = await signIn(t, 'record@studio.example');
-    const rows = await t.pg.query('SELECT tenant_id, client_id, user_id FROM sessions WHERE id = $1', [tokens.session_id]);
-    expect(rows.rows).toEqual([{ tenant_id: 'control-plane', client_id: 'cli_console', user_id: decodeJwt(tokens.access_token).sub }]);
+    const rows = await t.pg.query('SELECT tenant_id, client_id, user_id FROM sessions WHERE id = $1', [
+      tokens.session_id,
+    ]);
+    expect(rows.rows).toEqual([
+      { tenant_id: 'control-plane', client_id: 'cli_console', user_id: decodeJwt(tokens.access_token).sub },
+    ]);
   });
 
   it('answers a malformed body with 400 and changes nothing', async () => {
-    const res = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: 'x' }).expect(400);
+    const res = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: 'x' }).expect(
+      400,
+    );
     expect(res.body.error).toBe('invalid_request');
-    const json = await t.auth().post('/management-auth/token').set('Authorization', consoleBasic(t)).set('Content-Type', 'text/plain').send('grant_type=x').expect(400);
+    const json = await t
+      .auth()
+      .post('/management-auth/token')
+      .set('Authorization', consoleBasic(t))
+      .set('Content-Type', 'text/plain')
+      .send('grant_type=x')
+      .expect(400);
     expect(json.body.error).toBe('invalid_request');
   });
 });
@@ -169,13 +201,17 @@ describe('refresh-token history is bounded', () => {
     const tokens = await signIn(t, 'history@studio.example');
     const chain = [tokens.refresh_token];
     for (let i = 0; i < 20; i++) {
-      const r = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(200);
+      const r = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(
+        200,
+      );
       chain.push(r.body.refresh_token);
     }
     expect(await t.redis.llen(`s:{${tokens.session_id}}:used`)).toBe(16);
     // The first token is older than the history: refused, the session lives on.
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain[0] as string }).expect(400);
-    const live = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(200);
+    const live = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(
+      200,
+    );
     // A recent one is a replay: the whole session goes.
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-2) as string }).expect(400);
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: live.body.refresh_token }).expect(400);

@@ -10,8 +10,10 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
   let t: TestApp;
   let dev: ManagementTokens;
   let outsider: ManagementTokens;
-  const bearer = (tokens: ManagementTokens | string) => `Bearer ${typeof tokens === 'string' ? tokens : tokens.access_token}`;
-  const get = (path: string, tokens: ManagementTokens | string) => t.auth().get(path).set('Authorization', bearer(tokens));
+  const bearer = (tokens: ManagementTokens | string) =>
+    `Bearer ${typeof tokens === 'string' ? tokens : tokens.access_token}`;
+  const get = (path: string, tokens: ManagementTokens | string) =>
+    t.auth().get(path).set('Authorization', bearer(tokens));
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMITS: 'off' });
@@ -24,8 +26,19 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
     await addMember(t, 'closed-co', 'dev@studio.example', 'admin');
     await addMember(t, 'other-team', 'outsider@studio.example', 'owner');
     await t.app.get(TenantsRepository).setStatus('closed-co', 'inactive');
-    await createClient(t, 'alpha-studio', { id: 'cli_alpha_web', name: 'Alpha Web', type: 'browser', scopes: ['openid', 'offline_access'] });
-    await createClient(t, 'alpha-studio', { id: 'cli_alpha_android', name: 'Alpha Android', type: 'native', enabled: false, scopes: ['openid'] });
+    await createClient(t, 'alpha-studio', {
+      id: 'cli_alpha_web',
+      name: 'Alpha Web',
+      type: 'browser',
+      scopes: ['openid', 'offline_access'],
+    });
+    await createClient(t, 'alpha-studio', {
+      id: 'cli_alpha_android',
+      name: 'Alpha Android',
+      type: 'native',
+      enabled: false,
+      scopes: ['openid'],
+    });
     await createClient(t, 'other-team', { id: 'cli_other', name: 'Other' });
     dev = await signIn(t, 'dev@studio.example');
     outsider = await signIn(t, 'outsider@studio.example');
@@ -53,7 +66,9 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
 
   it('shows one tenant to a member, with exactly the contract fields', async () => {
     const res = await get('/management/tenants/alpha-studio', dev).expect(200);
-    expect(res.body).toEqual({ tenant: { id: 'alpha-studio', name: 'Alpha Studio', status: 'active', created_at: expect.any(String) } });
+    expect(res.body).toEqual({
+      tenant: { id: 'alpha-studio', name: 'Alpha Studio', status: 'active', created_at: expect.any(String) },
+    });
     expect(new Date(res.body.tenant.created_at).toISOString()).toBe(res.body.tenant.created_at);
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -62,7 +77,13 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
     const res = await get('/management/tenants/alpha-studio/clients', dev).expect(200);
     expect(res.body).toEqual({
       clients: [
-        { client_id: 'cli_alpha_web', name: 'Alpha Web', type: 'browser', enabled: true, scopes: ['openid', 'offline_access'] },
+        {
+          client_id: 'cli_alpha_web',
+          name: 'Alpha Web',
+          type: 'browser',
+          enabled: true,
+          scopes: ['openid', 'offline_access'],
+        },
         { client_id: 'cli_alpha_android', name: 'Alpha Android', type: 'native', enabled: false, scopes: ['openid'] },
       ].sort((a, b) => a.name.localeCompare(b.name)),
     });
@@ -112,7 +133,11 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
     });
 
     async function expectRefused(authorization: string | undefined): Promise<void> {
-      for (const path of ['/management/tenants', '/management/tenants/alpha-studio', '/management/tenants/alpha-studio/clients']) {
+      for (const path of [
+        '/management/tenants',
+        '/management/tenants/alpha-studio',
+        '/management/tenants/alpha-studio/clients',
+      ]) {
         const req = t.auth().get(path);
         const res = await (authorization === undefined ? req : req.set('Authorization', authorization)).expect(401);
         expect(res.body).toEqual({ error: 'unauthorized', error_description: expect.any(String) });
@@ -126,7 +151,15 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
 
     it('refuses a guest (customer) access token of a tenant the user belongs to', async () => {
       const sub = await controlPlaneUserId(t, 'dev@studio.example');
-      const guest = await new SignJWT({ sub, aud: 'cli_alpha_web', client_id: 'cli_alpha_web', sid: dev.session_id, scope: 'openid', token_use: 'access', jti: 'g1' })
+      const guest = await new SignJWT({
+        sub,
+        aud: 'cli_alpha_web',
+        client_id: 'cli_alpha_web',
+        sid: dev.session_id,
+        scope: 'openid',
+        token_use: 'access',
+        jti: 'g1',
+      })
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'test-es-1' })
         .setIssuer(`${t.authOrigin}/t/alpha-studio`)
         .setIssuedAt(now())
@@ -136,7 +169,13 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
     });
 
     it('refuses a management-looking token whose audience is an array, and one with the customer token_use', async () => {
-      const base = { sub: await controlPlaneUserId(t, 'dev@studio.example'), client_id: 'cli_console', sid: dev.session_id, scope: 'tenant:read', jti: 'm1' };
+      const base = {
+        sub: await controlPlaneUserId(t, 'dev@studio.example'),
+        client_id: 'cli_console',
+        sid: dev.session_id,
+        scope: 'tenant:read',
+        jti: 'm1',
+      };
       const sign = (claims: Record<string, unknown>) =>
         new SignJWT({ ...base, ...claims })
           .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'test-rs-1' })
@@ -159,13 +198,20 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
   });
 
   describe('read-only API and host routing', () => {
-    it.each(['post', 'put', 'patch', 'delete'] as const)('has no %s operation on tenants or clients', async (method) => {
-      for (const path of ['/management/tenants', '/management/tenants/alpha-studio', '/management/tenants/alpha-studio/clients']) {
-        const res = await t.auth()[method](path).set('Authorization', bearer(dev)).send({ name: 'x' }).expect(404);
-        expect(res.body.error).toBe('not_found');
-      }
-      expect((await get('/management/tenants', dev).expect(200)).body.tenants).toHaveLength(2);
-    });
+    it.each(['post', 'put', 'patch', 'delete'] as const)(
+      'has no %s operation on tenants or clients',
+      async (method) => {
+        for (const path of [
+          '/management/tenants',
+          '/management/tenants/alpha-studio',
+          '/management/tenants/alpha-studio/clients',
+        ]) {
+          const res = await t.auth()[method](path).set('Authorization', bearer(dev)).send({ name: 'x' }).expect(404);
+          expect(res.body.error).toBe('not_found');
+        }
+        expect((await get('/management/tenants', dev).expect(200)).body.tenants).toHaveLength(2);
+      },
+    );
 
     it('is not served on the console host', async () => {
       const res = await t.console().get('/management/tenants').set('Authorization', bearer(dev)).expect(404);

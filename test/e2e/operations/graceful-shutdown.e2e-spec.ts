@@ -24,12 +24,23 @@ describe('graceful shutdown on SIGTERM', () => {
     if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('build first: npm run build (npm test does)');
     [redis, smtp, db] = await Promise.all([PrivateRedis.start(), SmtpCatcher.start(), createSuiteDatabase()]);
     const port = await freePort();
-    env = { ...(process.env as Record<string, string>), ...testEnv(port, db, smtp.url, { REDIS_URL: redis.url, DEPENDENCY_TIMEOUT_MS: '5000', RATE_LIMITS: 'off', LOG_LEVEL: 'warn' }) };
+    env = {
+      ...(process.env as Record<string, string>),
+      ...testEnv(port, db, smtp.url, {
+        REDIS_URL: redis.url,
+        DEPENDENCY_TIMEOUT_MS: '5000',
+        RATE_LIMITS: 'off',
+        LOG_LEVEL: 'warn',
+      }),
+    };
     execFileSync('node', [join(ROOT, 'dist/src/cli/admin.js'), 'seed-control-plane'], { env, stdio: 'ignore' });
     child = spawn('node', [join(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     origin = `http://localhost:${port}`;
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${origin}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${origin}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 100) throw new Error('service did not start');
       await new Promise((r) => setTimeout(r, 100));

@@ -5,7 +5,8 @@ import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 const POOL_SIZE = 20;
 const DEPENDENCY_TIMEOUT_MS = 500;
 
-const countUsers = async (w: GuestWorld): Promise<number> => (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
+const countUsers = async (w: GuestWorld): Promise<number> =>
+  (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
 
 /**
  * Spec 1.6 with the database reachable but every pooled connection busy (a slow query storm, a
@@ -25,11 +26,13 @@ describe('PostgreSQL pool exhausted', () => {
 
   async function exhaustPool(): Promise<void> {
     const ds = w.t.app.get(DataSource);
-    held = await Promise.all(Array.from({ length: POOL_SIZE }, async () => {
-      const runner = ds.createQueryRunner();
-      await runner.connect();
-      return runner;
-    }));
+    held = await Promise.all(
+      Array.from({ length: POOL_SIZE }, async () => {
+        const runner = ds.createQueryRunner();
+        await runner.connect();
+        return runner;
+      }),
+    );
   }
 
   it('answers 503 within a bounded time, issues no guest, reports it at /readyz, and recovers without a restart', async () => {
@@ -39,13 +42,23 @@ describe('PostgreSQL pool exhausted', () => {
 
     await exhaustPool();
     const started = Date.now();
-    const created = await w.t.auth().post('/t/acme/guest').send({ client_id: 'cli_game', browser_flow_id: 'flw_PoolExhaustedFlow0001' });
+    const created = await w.t
+      .auth()
+      .post('/t/acme/guest')
+      .send({ client_id: 'cli_game', browser_flow_id: 'flw_PoolExhaustedFlow0001' });
     const elapsed = Date.now() - started;
-    expect({ status: created.status, error: created.body.error, token: created.body.access_token }).toEqual({ status: 503, error: 'temporarily_unavailable', token: undefined });
+    expect({ status: created.status, error: created.body.error, token: created.body.access_token }).toEqual({
+      status: 503,
+      error: 'temporarily_unavailable',
+      token: undefined,
+    });
     // Bounded by the connect timeout (one dependency timeout per query), not by the held connections.
     expect(elapsed).toBeLessThan(DEPENDENCY_TIMEOUT_MS * 6);
     const ready = await w.t.auth().get('/readyz');
-    expect({ status: ready.status, checks: ready.body.checks }).toEqual({ status: 503, checks: { postgres: 'down', redis: 'up' } });
+    expect({ status: ready.status, checks: ready.body.checks }).toEqual({
+      status: 503,
+      checks: { postgres: 'down', redis: 'up' },
+    });
 
     const releasedAt = Date.now();
     await Promise.all(held.map((q) => q.release()));
