@@ -208,7 +208,7 @@ async function startService() {
     RATE_LIMIT_GUEST_UPGRADE_SUBJECT: huge,
     RATE_LIMIT_TENANT_EMAIL_SEND: huge,
   };
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server only (README, performance).
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server only (docs/performance.md).
   const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
   admin(env, 'migrate');
   admin(env, 'seed-control-plane');
@@ -259,7 +259,7 @@ async function startService() {
  */
 async function spawnServer(env, script, nodeArgs = []) {
   const cores = cpus().length;
-  // The same V8 heap limits as production (Dockerfile, npm start): see README, performance.
+  // The same V8 heap limits as production (Dockerfile, npm start): see docs/performance.md.
   const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, script];
   const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), {
     cwd: ROOT,
