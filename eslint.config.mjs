@@ -4,6 +4,48 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/**
+ * Layers of src/ and what each may import (relative imports only; libraries are free). Dependencies
+ * point one way: errors and config at the bottom, platform machinery above them, the HTTP edge and
+ * the shared directory (tenants, clients, users, identities, memberships) above platform, and the
+ * features on top. A feature may use the directory, the edge and the platform, never another
+ * feature. The console BFF talks to the API over HTTP only: none of the API's modules (features,
+ * directory, database, keys, session store) are in reach, only crypto, Redis and metrics.
+ * app.module.ts, app.setup.ts and main.ts compose everything and are not a layer.
+ */
+const FEATURES = ['management-auth', 'management', 'guest', 'console-bff', 'health', 'openapi', 'cli', 'sdk'];
+const TOP = ['errors', 'config', 'platform', 'http', 'directory', ...FEATURES];
+const BELOW_FEATURES = ['errors', 'config', 'platform', 'http', 'directory'];
+const LAYERS = {
+  errors: [],
+  config: ['errors'],
+  platform: ['errors', 'config'],
+  http: ['errors', 'config', 'platform'],
+  directory: ['errors', 'config', 'platform'],
+  ...Object.fromEntries(FEATURES.map((feature) => [feature, BELOW_FEATURES])),
+  'console-bff': ['errors', 'config', 'platform', 'http'],
+  sdk: [],
+};
+/** Platform folders the console BFF may use: the API's persistence stays out of its reach. */
+const CONSOLE_BFF_PLATFORM = ['crypto', 'redis', 'metrics'];
+
+function layerRule(layer, allowed) {
+  const forbidden = TOP.filter((top) => top !== layer && !allowed.includes(top));
+  const patterns = [
+    {
+      regex: `^(\\.\\./)+(${forbidden.join('|')})(/|$)`,
+      message: `src/${layer} may import only from itself${allowed.map((a) => `, src/${a}`).join('')} and libraries (layers: eslint.config.mjs).`,
+    },
+  ];
+  if (layer === 'console-bff') {
+    patterns.push({
+      regex: `^(\\.\\./)+platform/(?!(${CONSOLE_BFF_PLATFORM.join('|')})/)`,
+      message: `src/console-bff talks to the API over HTTP: of the platform it may use only ${CONSOLE_BFF_PLATFORM.join(', ')}.`,
+    });
+  }
+  return { files: [`src/${layer}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
@@ -43,6 +85,7 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...Object.entries(LAYERS).map(([layer, allowed]) => layerRule(layer, allowed)),
   // Layout is the formatter's job: rules that would fight it are off.
   prettier,
   {

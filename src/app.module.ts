@@ -6,21 +6,15 @@ import { ConsoleBffModule } from './console-bff/console-bff.module';
 import { ControlPlaneSeedCheck } from './directory/control-plane-seed.check';
 import { DirectoryModule } from './directory/directory.module';
 import { GuestModule } from './guest/guest.module';
+import { HealthModule } from './health/health.module';
 import { HttpEdgeModule } from './http/http.module';
 import { ManagementAuthModule } from './management-auth/management-auth.module';
 import { ManagementModule } from './management/management.module';
-import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
 import { OpenApiController } from './openapi/openapi.controller';
-import { HealthController } from './platform/health/health.controller';
-import { KeysModule } from './platform/keys/keys.module';
 import { loggerParams } from './platform/logging/logging';
 import { MetricsModule } from './platform/metrics/metrics.module';
-import { EmailCodesModule } from './platform/email-codes/email-codes.module';
-import { MailModule } from './platform/mail/mail.module';
-import { RateLimitModule } from './platform/rate-limit/rate-limit.module';
 import { RedisModule } from './platform/redis/redis.module';
-import { SessionStoreModule } from './platform/session-store/session-store.module';
 
 @Module({})
 class ConfigHolderModule {}
@@ -44,22 +38,17 @@ export class AppModule {
         configModule,
         LoggerModule.forRoot(loggerParams(config, logDestination)),
         MetricsModule,
-        HttpEdgeModule,
-        CryptoModule,
-        DatabaseModule,
         RedisModule,
-        KeysModule,
-        SessionStoreModule,
-        RateLimitModule,
-        MailModule,
-        EmailCodesModule,
+        DatabaseModule,
+        HttpEdgeModule,
+        HealthModule,
         DirectoryModule,
         ManagementAuthModule,
         GuestModule,
         ManagementModule,
         ConsoleBffModule,
       ],
-      controllers: [HealthController, OpenApiController],
+      controllers: [OpenApiController],
       providers: [ControlPlaneSeedCheck],
     };
   }

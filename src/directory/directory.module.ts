@@ -1,4 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CryptoModule } from '../platform/crypto/crypto.module';
+import { DatabaseModule } from '../platform/database/database.module';
 import { ChatPlatformAppsRepository } from './chat-platform-apps.repository';
 import { ClientsRepository } from './clients.repository';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
@@ -8,8 +10,8 @@ import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
 
 /** Tenants, clients, users, identities, memberships: shared by every feature module. */
-@Global()
 @Module({
+  imports: [DatabaseModule, CryptoModule],
   providers: [
     ChatPlatformAppsRepository,
     TenantsRepository,

@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { DirectoryModule } from '../directory/directory.module';
+import { HttpEdgeModule } from '../http/http.module';
+import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
+import { KeysModule } from '../platform/keys/keys.module';
+import { MailModule } from '../platform/mail/mail.module';
+import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
+import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { BrowserFlowsStore } from './browser-flows.store';
 import { ChatController } from './chat.controller';
 import { ChatPlatformClient } from './chat-platform.client';
@@ -20,6 +27,15 @@ import { UpgradeService } from './upgrade.service';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
 @Module({
+  imports: [
+    HttpEdgeModule,
+    DirectoryModule,
+    KeysModule,
+    SessionStoreModule,
+    RateLimitModule,
+    MailModule,
+    EmailCodesModule,
+  ],
   controllers: [
     TenantDiscoveryController,
     GuestController,

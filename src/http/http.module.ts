@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import { ErrorFilter } from './error.filter';
@@ -6,7 +6,6 @@ import { AuthOriginAuthenticator, ConsoleOriginAuthenticator } from './origin.au
 import { PolicyGuard } from './policy.guard';
 
 /** The edge: the global policy guard, the error filter and the origin policies. */
-@Global()
 @Module({
   providers: [
     AuthenticatorRegistry,

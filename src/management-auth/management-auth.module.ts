@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
+import { DirectoryModule } from '../directory/directory.module';
+import { HttpEdgeModule } from '../http/http.module';
+import { CryptoModule } from '../platform/crypto/crypto.module';
+import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
+import { KeysModule } from '../platform/keys/keys.module';
+import { MailModule } from '../platform/mail/mail.module';
+import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
+import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { AuthorizationCodesStore } from './authorization-codes.store';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
@@ -17,7 +25,17 @@ import { TokenService } from './token.service';
 
 /** Developer sign-in to the control plane: authorize, email codes, tokens, sessions. */
 @Module({
-  imports: [PassportModule],
+  imports: [
+    PassportModule,
+    HttpEdgeModule,
+    DirectoryModule,
+    CryptoModule,
+    KeysModule,
+    SessionStoreModule,
+    RateLimitModule,
+    MailModule,
+    EmailCodesModule,
+  ],
   controllers: [DiscoveryController, AuthorizeController, EmailSignInController, TokenController, SessionController],
   providers: [
     AuthorizeService,
@@ -30,6 +48,5 @@ import { TokenService } from './token.service';
     ConsoleClientBasicStrategy,
     ConsoleClientAuthenticator,
   ],
-  exports: [ManagementBearerAuthenticator, ManagementTokens],
 })
 export class ManagementAuthModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DirectoryModule } from '../directory/directory.module';
 import { TenantMembershipGuard } from './tenant-membership.guard';
 import { TenantsController } from './tenants.controller';
 import { TenantsService } from './tenants.service';
@@ -9,6 +10,7 @@ import { TenantsService } from './tenants.service';
  * tenant-membership rule and the read-only views.
  */
 @Module({
+  imports: [DirectoryModule],
   controllers: [TenantsController],
   providers: [TenantsService, TenantMembershipGuard],
 })

@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { Pseudonymizer } from './digests';
 import { SecretBox } from './secret-box';
 
-@Global()
 @Module({
   providers: [
     {

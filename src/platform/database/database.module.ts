@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { dataSourceOptions, ENTITIES } from './data-source-options';
 
-@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({

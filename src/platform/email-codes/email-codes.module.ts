@@ -1,6 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CryptoModule } from '../crypto/crypto.module';
 import { EmailCodesStore } from './email-codes.store';
 
-@Global()
-@Module({ providers: [EmailCodesStore], exports: [EmailCodesStore] })
+@Module({ imports: [CryptoModule], providers: [EmailCodesStore], exports: [EmailCodesStore] })
 export class EmailCodesModule {}

@@ -1,6 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CryptoModule } from '../crypto/crypto.module';
 import { RateLimiter } from './rate-limiter';
 
-@Global()
-@Module({ providers: [RateLimiter], exports: [RateLimiter] })
+@Module({ imports: [CryptoModule], providers: [RateLimiter], exports: [RateLimiter] })
 export class RateLimitModule {}

@@ -2,10 +2,10 @@ import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { errorBody } from '../../errors/app-error';
-import { UsePolicy } from '../../http/policy.decorator';
-import { REDIS, type RedisClient } from '../redis/redis.module';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { errorBody } from '../errors/app-error';
+import { UsePolicy } from '../http/policy.decorator';
+import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 
 type Check = 'up' | 'down';
 
