@@ -1,9 +1,10 @@
-import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, UseFilters, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { CONSOLE_COOKIE, CONSOLE_FLOW_COOKIE, PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
+import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService, type ManagementUser } from './console-session.service';
 import { ConsoleSignInService } from './console-sign-in.service';
 
@@ -16,6 +17,7 @@ export function requestIdOf(res: Response): string | undefined {
 }
 
 /** Console sign-in, current user and sign-out (spec 4.1, contract section 4). */
+@UseFilters(ConsoleSessionEndedFilter)
 @Controller('api/auth')
 export class ConsoleAuthController {
   constructor(

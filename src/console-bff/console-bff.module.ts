@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { HttpEdgeModule } from '../http/http.module';
 import { ConsoleApiClient } from './console-api.client';
 import { ConsoleAuthController } from './console-auth.controller';
 import { ConsolePageController } from './console-page.controller';
@@ -16,7 +15,6 @@ import { PendingSignInsStore } from './pending-sign-ins.store';
  * on its own it would work the same.
  */
 @Module({
-  imports: [HttpEdgeModule],
   controllers: [ConsoleAuthController, ManagementProxyController, ConsolePageController],
   providers: [
     ConsoleApiClient,

@@ -1,5 +1,3 @@
-import { AppError } from '../errors/app-error';
-
 /** The console session cookie (spec 2.2): an opaque random id, nothing else. */
 export const CONSOLE_COOKIE = '__Host-svc_console';
 /**
@@ -17,20 +15,4 @@ const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
 export function isCookieValue(value: string | undefined): value is string {
   return value !== undefined && COOKIE_VALUE.test(value);
-}
-
-/**
- * The header that expires the console cookie, for error answers: the ErrorFilter copies an
- * AppError's headers, so an authenticator can end the browser's cookie without writing anything.
- * Attributes mirror setHostCookie so the browser matches the cookie it holds.
- */
-const EXPIRED_CONSOLE_COOKIE = `${CONSOLE_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
-
-/** 401 for a console session that is missing, unknown, tampered with, expired or dropped. */
-export function sessionEnded(expireCookie = true): AppError {
-  return new AppError(
-    'unauthorized',
-    'No console session. Sign in again.',
-    expireCookie ? { 'Set-Cookie': EXPIRED_CONSOLE_COOKIE } : {},
-  );
 }

@@ -1,13 +1,25 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
-import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
+import { AuthenticatorFor, type Authenticator } from '../http/authenticator-registry';
 import { readCookie } from '../http/cookies';
 import { originMatches } from '../http/origin.authenticators';
 import type { Principal } from '../http/principal';
-import { CONSOLE_COOKIE, isCookieValue, sessionEnded } from './console-cookies';
-import { ConsoleSessionsStore, sessionHandleOf } from './console-sessions.store';
+import { CONSOLE_COOKIE, isCookieValue } from './console-cookies';
+import { ConsoleSessionEndedError } from './console-session-ended';
+import { ConsoleSessionsStore, sessionHandleOf, type ConsoleSessionState } from './console-sessions.store';
+
+declare module '../http/principal' {
+  interface Principals {
+    'console-session': {
+      /** sha256 of the console cookie's value: names the server-side record, never the cookie. */
+      readonly sessionHandle: string;
+      /** The record as the authenticator opened it, so handlers need no second read. */
+      readonly session: ConsoleSessionState;
+    };
+  }
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -22,18 +34,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  * Writes nothing: extending the idle clock is the handler's job.
  */
 @Injectable()
-export class ConsoleSessionAuthenticator implements Authenticator, OnModuleInit {
-  readonly policy = 'console-session' as const;
-
+@AuthenticatorFor('console-session')
+export class ConsoleSessionAuthenticator implements Authenticator {
   constructor(
-    private readonly registry: AuthenticatorRegistry,
     private readonly store: ConsoleSessionsStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this);
-  }
 
   async authenticate(req: Request): Promise<Principal> {
     if (!SAFE_METHODS.has(req.method) && !originMatches(req, this.config.consoleOrigin)) {
@@ -41,10 +47,12 @@ export class ConsoleSessionAuthenticator implements Authenticator, OnModuleInit 
     }
     const cookie = readCookie(req.headers.cookie, CONSOLE_COOKIE);
     if (!isCookieValue(cookie))
-      throw sessionEnded(cookie !== undefined || (req.headers.cookie ?? '').includes(`${CONSOLE_COOKIE}=`));
+      throw new ConsoleSessionEndedError(
+        cookie !== undefined || (req.headers.cookie ?? '').includes(`${CONSOLE_COOKIE}=`),
+      );
     const sessionHandle = sessionHandleOf(cookie);
     const stored = await this.store.read(sessionHandle);
-    if (!stored || Date.now() >= stored.record.absoluteExpiresAt) throw sessionEnded();
+    if (!stored || Date.now() >= stored.record.absoluteExpiresAt) throw new ConsoleSessionEndedError();
     return { kind: 'console-session', sessionHandle, session: stored.record };
   }
 }

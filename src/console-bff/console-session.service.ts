@@ -2,11 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import type { ConsoleSessionState, PrincipalOf } from '../http/principal';
+import type { PrincipalOf } from '../http/principal';
 import { newSecret } from '../platform/crypto/ids';
 import { ConsoleApiClient, type TokenGrant, type UpstreamResponse } from './console-api.client';
-import { sessionEnded } from './console-cookies';
-import { ConsoleSessionsStore, type StoredConsoleSession } from './console-sessions.store';
+import { ConsoleSessionEndedError } from './console-session-ended';
+import { ConsoleSessionsStore, type ConsoleSessionState, type StoredConsoleSession } from './console-sessions.store';
 
 type ConsoleSession = PrincipalOf<'console-session'>;
 
@@ -85,13 +85,14 @@ export class ConsoleSessionService {
     requestId: string | undefined,
   ): Promise<UpstreamResponse> {
     // Use extends the idle lifetime (spec 2.2: idle 8 h); a record gone meanwhile ends the session.
-    if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session)))) throw sessionEnded();
+    if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session))))
+      throw new ConsoleSessionEndedError();
     const accessToken = await this.accessToken(session);
     const res = await this.api.request(method, path, accessToken, requestId);
     if (res.status === 401) {
       await this.store.destroy(session.sessionHandle);
       this.logger.warn({ path }, 'API refused the console bearer; console session dropped');
-      throw sessionEnded();
+      throw new ConsoleSessionEndedError();
     }
     if (res.status >= 500)
       throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
@@ -110,7 +111,7 @@ export class ConsoleSessionService {
       if (res.status !== 200)
         throw new DependencyUnavailableError('console-api', new Error(`revoke answered ${res.status}`));
     } catch (err) {
-      if (!(err instanceof AppError && err.code === 'unauthorized')) throw err;
+      if (!(err instanceof ConsoleSessionEndedError)) throw err;
     }
     await this.store.destroy(session.sessionHandle);
   }
@@ -140,7 +141,7 @@ export class ConsoleSessionService {
       }
       await sleep(POLL_MS);
       const current = await this.store.read(handle);
-      if (!current) throw sessionEnded();
+      if (!current) throw new ConsoleSessionEndedError();
       if (current.record.accessToken !== staleAccessToken) return current.record.accessToken;
       if (Date.now() > deadline) throw new AppError('temporarily_unavailable');
     }
@@ -149,7 +150,7 @@ export class ConsoleSessionService {
   private async refreshHoldingLock(handle: string, staleAccessToken: string): Promise<string> {
     // Read again under the lock: another request may have refreshed since this one read.
     const current = await this.store.read(handle);
-    if (!current) throw sessionEnded();
+    if (!current) throw new ConsoleSessionEndedError();
     if (current.record.accessToken !== staleAccessToken) return current.record.accessToken;
     const outcome = await this.api.refresh(current.record.refreshToken);
     switch (outcome.kind) {
@@ -157,7 +158,7 @@ export class ConsoleSessionService {
         // Spec 3 and 7.1: a 400 or 401 on refresh drops the console session.
         await this.store.destroy(handle);
         this.logger.warn({ reason: outcome.reason }, 'refresh refused; console session dropped');
-        throw sessionEnded();
+        throw new ConsoleSessionEndedError();
       case 'unavailable':
         throw new DependencyUnavailableError('console-api', new Error(outcome.reason));
       case 'granted':
@@ -169,7 +170,7 @@ export class ConsoleSessionService {
     const now = Date.now();
     const next = this.recordFor(grant, now, current.record.createdAt);
     // Only over the record the refresh started from: a sign-out meanwhile stays signed out.
-    if (!(await this.store.replace(current, next, this.ttlSeconds(next, now)))) throw sessionEnded();
+    if (!(await this.store.replace(current, next, this.ttlSeconds(next, now)))) throw new ConsoleSessionEndedError();
     return next.accessToken;
   }
 }

@@ -1,10 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import type { ConsoleSessionState } from '../http/principal';
 import { open, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+
+/**
+ * A console BFF session (spec 2.2), kept server-side only as AES-GCM ciphertext; only the console
+ * BFF reads or writes it. Times are epoch ms.
+ */
+export interface ConsoleSessionState {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  readonly sessionId: string;
+  readonly accessExpiresAt: number;
+  /** When to refresh: shortly before the access token expires. */
+  readonly refreshAt: number;
+  readonly createdAt: number;
+  readonly absoluteExpiresAt: number;
+}
 
 export interface StoredConsoleSession {
   readonly handle: string;

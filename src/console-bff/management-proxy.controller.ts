@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, UseFilters, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { requestIdOf } from './console-auth.controller';
+import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService } from './console-session.service';
 
 /** Tenant ids as the admin CLI creates them. Decoded `/`, `.`, `%` never match, so never reach a path. */
@@ -18,6 +19,7 @@ const FORWARDED_HEADERS = ['content-type', 'www-authenticate', 'x-request-id'] a
  * proxy; non-GET methods are 404 too (a future one would also need the exact Origin, which the
  * `console-session` policy already requires of non-GET methods).
  */
+@UseFilters(ConsoleSessionEndedFilter)
 @Controller('api/management')
 @UsePolicy('console-session')
 export class ManagementProxyController {

@@ -50,23 +50,39 @@ const DEFAULT_DESCRIPTION: Record<ErrorCode, string> = {
   temporarily_unavailable: 'The service is temporarily unavailable. Retry later.',
 };
 
+/** The credential a 401 asks for; the edge names it in `WWW-Authenticate`. */
+export type AuthChallenge = 'bearer' | 'basic';
+
+/**
+ * What an error says beyond its code, as data: how the caller should retry or authenticate.
+ * Only the edge (src/http/error.filter.ts) turns it into headers.
+ */
+export interface AppErrorDetails {
+  /** 429: seconds until the exhausted budget admits another request. */
+  readonly retryAfterSeconds?: number;
+  /** 401: the bearer token is invalid (RFC 6750 §3.1), or HTTP Basic client authentication failed. */
+  readonly challenge?: AuthChallenge;
+  /** Only where the contract gives one code two statuses (invalid_client: 401 or 400). */
+  readonly status?: number;
+}
+
 export class AppError extends Error {
   readonly status: number;
   readonly description: string;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly retryAfterSeconds: number | undefined;
+  readonly challenge: AuthChallenge | undefined;
 
   constructor(
     readonly code: ErrorCode,
     description?: string,
-    headers: Record<string, string> = {},
-    /** Only where the contract gives one code two statuses (invalid_client: 401 or 400). */
-    status?: number,
+    details: AppErrorDetails = {},
   ) {
     super(code);
     this.name = 'AppError';
-    this.status = status ?? ERROR_STATUS[code];
+    this.status = details.status ?? ERROR_STATUS[code];
     this.description = description ?? DEFAULT_DESCRIPTION[code];
-    this.headers = headers;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+    this.challenge = details.challenge;
   }
 }
 

@@ -1,32 +1,35 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppError } from '../errors/app-error';
-import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
+import { AuthenticatorFor, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
-import { parseBearer } from '../http/bearer-token';
+import { invalidToken, parseBearer } from '../http/bearer-token';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
 
-const invalidToken = (): AppError =>
-  new AppError('unauthorized', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+declare module '../http/principal' {
+  interface Principals {
+    /** A guest or upgraded player of a customer tenant, with a live session (spec 4.3). */
+    guest: {
+      readonly tenantId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      readonly clientId: string;
+      readonly scope: readonly string[];
+    };
+  }
+}
 
 /**
  * Spec 4.3: the guest token's signature and its live session are verified for the tenant of the
  * route. One cached signature check and one Redis read; Redis failures are 503, never 401.
  */
 @Injectable()
-export class GuestBearerAuthenticator implements Authenticator, OnModuleInit {
-  readonly policy = 'bearer:guest' as const;
-
+@AuthenticatorFor('bearer:guest')
+export class GuestBearerAuthenticator implements Authenticator {
   constructor(
-    private readonly registry: AuthenticatorRegistry,
     private readonly tokens: CustomerTokens,
     private readonly sessions: SessionStore,
   ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this);
-  }
 
   async authenticate(req: Request): Promise<Principal> {
     const tenantId = req.params['tenantId'];

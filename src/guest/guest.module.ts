@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DirectoryModule } from '../directory/directory.module';
-import { HttpEdgeModule } from '../http/http.module';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
 import { MailModule } from '../platform/mail/mail.module';
@@ -27,15 +26,7 @@ import { UpgradeService } from './upgrade.service';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
 @Module({
-  imports: [
-    HttpEdgeModule,
-    DirectoryModule,
-    KeysModule,
-    SessionStoreModule,
-    RateLimitModule,
-    MailModule,
-    EmailCodesModule,
-  ],
+  imports: [DirectoryModule, KeysModule, SessionStoreModule, RateLimitModule, MailModule, EmailCodesModule],
   controllers: [
     TenantDiscoveryController,
     GuestController,

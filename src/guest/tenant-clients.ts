@@ -18,7 +18,7 @@ export class TenantClients {
     // Unknown, disabled and another tenant's client look the same: 400 invalid_client in a guest
     // body (contract section 2), not the 401 of failed client authentication.
     if (!client || (client.type !== 'browser' && client.type !== 'native'))
-      throw new AppError('invalid_client', 'The client is unknown or disabled.', {}, 400);
+      throw new AppError('invalid_client', 'The client is unknown or disabled.', { status: 400 });
     return client;
   }
 

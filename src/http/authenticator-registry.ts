@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Policy } from './policy.decorator';
 import type { Principal } from './principal';
@@ -8,20 +9,32 @@ import type { Principal } from './principal';
  * the AppError the policy prescribes. It never writes state.
  */
 export interface Authenticator {
-  readonly policy: Policy;
   authenticate(req: Request): Promise<Principal>;
 }
 
-/** Feature modules register their authenticators here at start-up; the guard looks them up. */
+/**
+ * The one way to register an authenticator: `@AuthenticatorFor('bearer:guest')` on an injectable
+ * class that implements Authenticator. The registry finds every such provider at start-up.
+ */
+export const AuthenticatorFor = DiscoveryService.createDecorator<Exclude<Policy, 'public'>>();
+
+/** Holds the authenticator of each policy; the guard looks them up. */
 @Injectable()
-export class AuthenticatorRegistry {
+export class AuthenticatorRegistry implements OnModuleInit {
   private readonly byPolicy = new Map<Policy, Authenticator>();
 
-  register(authenticator: Authenticator): void {
-    if (this.byPolicy.has(authenticator.policy)) {
-      throw new Error(`authenticator for ${authenticator.policy} registered twice`);
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    for (const provider of this.discovery.getProviders({ metadataKey: AuthenticatorFor.KEY })) {
+      const policy = this.discovery.getMetadataByDecorator(AuthenticatorFor, provider);
+      if (policy !== undefined) this.register(policy, provider.instance as Authenticator);
     }
-    this.byPolicy.set(authenticator.policy, authenticator);
+  }
+
+  register(policy: Policy, authenticator: Authenticator): void {
+    if (this.byPolicy.has(policy)) throw new Error(`authenticator for ${policy} registered twice`);
+    this.byPolicy.set(policy, authenticator);
   }
 
   get(policy: Policy): Authenticator | undefined {

@@ -1,6 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError, DependencyUnavailableError, ErrorCode, errorBody } from '../errors/app-error';
+import {
+  AppError,
+  DependencyUnavailableError,
+  errorBody,
+  type AuthChallenge,
+  type ErrorCode,
+} from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { dependencyOf } from '../errors/dependency-failure';
 
@@ -28,11 +34,7 @@ export class ErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request>();
-    const error = this.toAppError(exception, req);
-    if (res.headersSent) return;
-    for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(error.status).json(errorBody(error.code, error.description));
+    sendError(res, this.toAppError(exception, req));
   }
 
   private toAppError(exception: unknown, req: Request): AppError {
@@ -77,6 +79,24 @@ export class ErrorFilter implements ExceptionFilter {
     );
     return new AppError('server_error');
   }
+}
+
+/** RFC 6750 §3 and RFC 7617 §2: what a 401 asks the caller to present. */
+const CHALLENGES: Record<AuthChallenge, string> = {
+  bearer: 'Bearer error="invalid_token"',
+  basic: 'Basic realm="svc-auth", charset="UTF-8"',
+};
+
+/**
+ * Writes an AppError as the contract's error answer, its details as headers. Exported for the
+ * feature filters that add their own edge effects (the console BFF expires its cookie) first.
+ */
+export function sendError(res: Response, error: AppError): void {
+  if (res.headersSent) return;
+  if (error.challenge) res.setHeader('WWW-Authenticate', CHALLENGES[error.challenge]);
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(error.status).json(errorBody(error.code, error.description));
 }
 
 function describe(err: unknown): string | undefined {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import { ErrorFilter } from './error.filter';
 import { AuthOriginAuthenticator, ConsoleOriginAuthenticator } from './origin.authenticators';
@@ -7,6 +7,7 @@ import { PolicyGuard } from './policy.guard';
 
 /** The edge: the global policy guard, the error filter and the origin policies. */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     AuthenticatorRegistry,
     AuthOriginAuthenticator,
@@ -14,6 +15,5 @@ import { PolicyGuard } from './policy.guard';
     { provide: APP_GUARD, useClass: PolicyGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
   ],
-  exports: [AuthenticatorRegistry],
 })
 export class HttpEdgeModule {}

@@ -1,9 +1,8 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
-import { AuthenticatorRegistry, type Authenticator } from './authenticator-registry';
-import type { Policy } from './policy.decorator';
+import { AuthenticatorFor, type Authenticator } from './authenticator-registry';
 import type { Principal } from './principal';
 
 /** Whole-origin string match: no parsing, no prefix or suffix tricks, `null` never passes. */
@@ -12,13 +11,8 @@ export function originMatches(req: Request, expected: string): boolean {
   return typeof origin === 'string' && origin === expected;
 }
 
-abstract class ExactOriginAuthenticator implements Authenticator, OnModuleInit {
-  abstract readonly policy: Policy;
+abstract class ExactOriginAuthenticator implements Authenticator {
   protected abstract readonly expected: string;
-  constructor(private readonly registry: AuthenticatorRegistry) {}
-  onModuleInit(): void {
-    this.registry.register(this);
-  }
   authenticate(req: Request): Promise<Principal> {
     if (!originMatches(req, this.expected)) {
       return Promise.reject(new AppError('forbidden', 'The Origin header does not match this service.'));
@@ -28,21 +22,21 @@ abstract class ExactOriginAuthenticator implements Authenticator, OnModuleInit {
 }
 
 @Injectable()
+@AuthenticatorFor('origin:auth')
 export class AuthOriginAuthenticator extends ExactOriginAuthenticator {
-  readonly policy = 'origin:auth' as const;
   protected readonly expected: string;
-  constructor(registry: AuthenticatorRegistry, @Inject(APP_CONFIG) config: AppConfig) {
-    super(registry);
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super();
     this.expected = config.authOrigin;
   }
 }
 
 @Injectable()
+@AuthenticatorFor('origin:console')
 export class ConsoleOriginAuthenticator extends ExactOriginAuthenticator {
-  readonly policy = 'origin:console' as const;
   protected readonly expected: string;
-  constructor(registry: AuthenticatorRegistry, @Inject(APP_CONFIG) config: AppConfig) {
-    super(registry);
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super();
     this.expected = config.consoleOrigin;
   }
 }

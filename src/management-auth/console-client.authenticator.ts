@@ -1,26 +1,26 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import passport from 'passport';
 import { AppError } from '../errors/app-error';
-import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
+import { AuthenticatorFor, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
 import { CONSOLE_BASIC_STRATEGY, type ConsoleClient } from './console-client-basic.strategy';
 
+declare module '../http/principal' {
+  interface Principals {
+    /** The console BFF, authenticated as the control plane's confidential client. */
+    'console-client': { readonly clientId: string };
+  }
+}
+
 export function invalidClient(): AppError {
-  return new AppError('invalid_client', undefined, { 'WWW-Authenticate': 'Basic realm="svc-auth", charset="UTF-8"' });
+  return new AppError('invalid_client', undefined, { challenge: 'basic' });
 }
 
 /** Runs the passport Basic strategy for the `basic:console-client` policy. */
 @Injectable()
-export class ConsoleClientAuthenticator implements Authenticator, OnModuleInit {
-  readonly policy = 'basic:console-client' as const;
-
-  constructor(private readonly registry: AuthenticatorRegistry) {}
-
-  onModuleInit(): void {
-    this.registry.register(this);
-  }
-
+@AuthenticatorFor('basic:console-client')
+export class ConsoleClientAuthenticator implements Authenticator {
   authenticate(req: Request): Promise<Principal> {
     return new Promise((resolve, reject) => {
       const handler = passport.authenticate(

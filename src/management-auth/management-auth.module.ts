@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { DirectoryModule } from '../directory/directory.module';
-import { HttpEdgeModule } from '../http/http.module';
 import { CryptoModule } from '../platform/crypto/crypto.module';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
@@ -27,7 +26,6 @@ import { TokenService } from './token.service';
 @Module({
   imports: [
     PassportModule,
-    HttpEdgeModule,
     DirectoryModule,
     CryptoModule,
     KeysModule,

@@ -1,15 +1,22 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
-import { AppError } from '../errors/app-error';
-import { AuthenticatorRegistry, type Authenticator } from '../http/authenticator-registry';
+import { AuthenticatorFor, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
 import { SessionStore } from '../platform/session-store/session-store';
-import { parseBearer } from '../http/bearer-token';
+import { invalidToken, parseBearer } from '../http/bearer-token';
 import { ManagementTokens } from './management-tokens';
 
-export function invalidToken(): AppError {
-  return new AppError('unauthorized', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+declare module '../http/principal' {
+  interface Principals {
+    /** A developer signed in to the control plane, with a live session (spec section 5). */
+    management: {
+      readonly userId: string;
+      readonly sessionId: string;
+      readonly email: string;
+      readonly scope: readonly string[];
+    };
+  }
 }
 
 /**
@@ -19,18 +26,12 @@ export function invalidToken(): AppError {
  * A Redis failure propagates as 503, never as 401, so the BFF keeps healthy console sessions.
  */
 @Injectable()
-export class ManagementBearerAuthenticator implements Authenticator, OnModuleInit {
-  readonly policy = 'bearer:management' as const;
-
+@AuthenticatorFor('bearer:management')
+export class ManagementBearerAuthenticator implements Authenticator {
   constructor(
-    private readonly registry: AuthenticatorRegistry,
     private readonly tokens: ManagementTokens,
     private readonly sessions: SessionStore,
   ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this);
-  }
 
   async authenticate(req: Request): Promise<Principal> {
     const token = parseBearer(req.headers.authorization);

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { sessionHandleOf } from '../../src/console-bff/console-sessions.store';
-import type { ConsoleSessionState } from '../../src/http/principal';
+import type { ConsoleSessionState } from '../../src/console-bff/console-sessions.store';
 import { open } from '../../src/platform/crypto/aead';
 import type { TestApp } from './test-app';
 

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { DiscoveryService, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppError } from '../../src/errors/app-error';
 import { AuthenticatorRegistry } from '../../src/http/authenticator-registry';
@@ -23,9 +23,8 @@ function contextFor(handler: keyof Routes, req: RequestWithPrincipal): Execution
 }
 
 describe('PolicyGuard: deny by default', () => {
-  const registry = new AuthenticatorRegistry();
-  registry.register({
-    policy: 'bearer:management',
+  const registry = new AuthenticatorRegistry({} as DiscoveryService);
+  registry.register('bearer:management', {
     authenticate: (req: Request) =>
       req.headers.authorization === 'ok'
         ? Promise.resolve({ kind: 'management', userId: 'usr_1', sessionId: 'ses_1', email: 'a@b', scope: [] })
@@ -58,7 +57,7 @@ describe('PolicyGuard: deny by default', () => {
 
   it('refuses to register two authenticators for one policy', () => {
     expect(() =>
-      registry.register({ policy: 'bearer:management', authenticate: () => Promise.reject(new Error('x')) }),
+      registry.register('bearer:management', { authenticate: () => Promise.reject(new Error('x')) }),
     ).toThrow(/twice/);
   });
 });

@@ -38,7 +38,7 @@ export class RateLimiter {
     private readonly metrics: MetricsService,
   ) {}
 
-  /** Counts one hit against every budget; throws 429 with Retry-After when one is exhausted. */
+  /** Counts one hit against every budget; throws 429 with the seconds to wait when one is exhausted. */
   async hit(...checks: RateLimitCheck[]): Promise<void> {
     if (!this.config.rateLimits.enabled) return;
     for (const check of checks) {
@@ -50,7 +50,7 @@ export class RateLimiter {
       )) as number;
       if (retryAfter > 0) {
         this.metrics.rateLimited.inc({ budget: check.name });
-        throw new AppError('rate_limited', undefined, { 'Retry-After': String(retryAfter) });
+        throw new AppError('rate_limited', undefined, { retryAfterSeconds: retryAfter });
       }
     }
   }
