@@ -11,6 +11,7 @@ const Redis = require('ioredis');
 const { SessionStore } = require('../dist/src/platform/session-store/session-store');
 const { ManagementTokens } = require('../dist/src/management-auth/management-tokens');
 const { KeyRing } = require('../dist/src/platform/keys/key-ring');
+const { Pseudonymizer } = require('../dist/src/platform/crypto/digests');
 const { CONTROL_PLANE_TENANT_ID } = require('../dist/src/directory/tenants.repository');
 
 const CHAINS = Number(process.env.WORK_CHAINS || 50);
@@ -54,7 +55,7 @@ async function main() {
   };
   const tokens = new ManagementTokens(config, await KeyRing.load(config));
   const redis = new Redis(process.env.REDIS_URL, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-  const store = new SessionStore(redis);
+  const store = new SessionStore(redis, new Pseudonymizer(Buffer.from(process.env.PRIVACY_KEY, 'base64url')));
   await measure(store, tokens, 1); // warm-up: JIT, script cache
   const result = await measure(store, tokens, SECONDS);
   redis.disconnect();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
 
 @Injectable()
@@ -8,9 +8,27 @@ export class SessionRecordsRepository {
   constructor(@InjectRepository(SessionRecordEntity) private readonly records: Repository<SessionRecordEntity>) {}
 
   async record(
-    session: Omit<SessionRecordEntity, 'createdAt'>,
+    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt'>,
     m: EntityManager = this.records.manager,
   ): Promise<void> {
     await m.insert(SessionRecordEntity, session);
+  }
+
+  /**
+   * Marks the user's session revoked inside the caller's transaction, locking the row; false when
+   * it is unknown, another user's, or already revoked.
+   */
+  async revokeWithin(m: EntityManager, sessionId: string, userId: string): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [, affected] = await m.query<[unknown[], number]>(
+      `UPDATE sessions SET revoked_at = clock_timestamp() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
+      [sessionId, userId],
+    );
+    return affected === 1;
+  }
+
+  /** Whether a revocation of the session has committed here. */
+  async isRevoked(sessionId: string): Promise<boolean> {
+    return (await this.records.countBy({ id: sessionId, revokedAt: Not(IsNull()) })) === 1;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -14,6 +15,7 @@ export class CustomerTokenService {
   constructor(
     private readonly clients: TenantClients,
     private readonly sessions: SessionStore,
+    private readonly records: SessionRecordsRepository,
     private readonly customerSessions: CustomerSessions,
     private readonly tokens: CustomerTokens,
     private readonly metrics: MetricsService,
@@ -30,7 +32,10 @@ export class CustomerTokenService {
     const client = await this.clients.resolve(tenantId, body.client_id);
     // A client without offline_access never received a refresh token to present.
     if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
-    const rotated = await this.sessions.rotate(body.refresh_token, { tenantId, clientId: client.id });
+    // A session an upgrade has marked is refused once that upgrade committed (spec 4.3 rule 4).
+    const rotated = await this.sessions.rotate(body.refresh_token, { tenantId, clientId: client.id }, (sid) =>
+      this.records.isRevoked(sid),
+    );
     if (rotated.outcome !== 'rotated') {
       if (rotated.outcome === 'replayed') {
         this.logger.warn({ tenant: tenantId }, 'refresh token replayed; session revoked');

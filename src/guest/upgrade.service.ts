@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -31,6 +32,7 @@ export class UpgradeService {
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
     private readonly sessions: SessionStore,
+    private readonly sessionRecords: SessionRecordsRepository,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -46,6 +48,32 @@ export class UpgradeService {
       budget: this.config.rateLimits.guestUpgradeSubject,
     });
     if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    // The session must be live now, not only when the bearer was checked (spec 4.3 rule 2). The
+    // mark also tells the refresh grant to ask PostgreSQL about this session from here on.
+    if (!(await this.sessions.markUpgrade(guest.sessionId, guest))) throw new AppError('invalid_proof');
+    const result = await this.attach(ctx, guest, proofId).catch(async (err: unknown) => {
+      // A refusal rolled everything back: the session is an ordinary guest session again. After a
+      // dependency failure the commit may or may not have happened, so the mark stays.
+      if (err instanceof AppError && !(err instanceof DependencyUnavailableError))
+        await this.sessions.unmarkUpgrade(guest.sessionId).catch(() => undefined);
+      throw err;
+    });
+    // Spec 4.3 rule 4: the previous session is revoked. The move has committed with the session
+    // row marked revoked, so should Redis fail here the refresh grant still refuses the old
+    // session (it carries the upgrade mark); the answer is 503 and the player signs in again.
+    await this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
+      throw new DependencyUnavailableError('redis', err);
+    });
+    this.logger.log({ tenant: ctx.tenantId, provider: result.linked_identity.provider }, 'guest upgraded');
+    return result;
+  }
+
+  /** Rules 2–7 and the audit row (spec 6), all committed in one transaction or not at all. */
+  private async attach(
+    ctx: GuestRequestContext,
+    guest: { userId: string; sessionId: string; clientId: string },
+    proofId: string,
+  ): Promise<UpgradeResponse> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
@@ -62,7 +90,8 @@ export class UpgradeService {
     // platform's user API by the callback that issued it.
     if (proof.provider === 'email' && !proof.emailVerified) throw new AppError('invalid_proof');
 
-    // Rules 4 and 6: the move, the deactivation and the replacement session in one transaction.
+    // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
+    // replacement session and the audit row in one transaction.
     const tokens = await this.accounts.transaction(async (m) => {
       const outcome = await this.accounts.moveIdentity(m, {
         tenantId: ctx.tenantId,
@@ -76,33 +105,22 @@ export class UpgradeService {
       // second upgrade that raced past the bearer check before the first revoked the session is
       // an intent that no longer holds, not a credential in use.
       if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
-      return this.customerSessions.start(client, guest.userId, 'upgrade', m);
-    });
-    // Spec 6: the audit row follows the revocation. The move is already committed, so should the
-    // revocation fail (Redis away) the row is still written, marked, before the 503 goes out: an
-    // attached credential never lacks its audit trail. The new tokens are not returned then,
-    // because the old session would still be live (spec 4.3 rule 4); the player signs in again.
-    const revocation = await this.sessions.revoke(guest.sessionId).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    const data = {
-      old_session_id: guest.sessionId,
-      new_session_id: tokens.session_id,
-      provider: proof.provider,
-      client_id: client.id,
-    };
-    await this.accounts.transaction((m) =>
-      this.accounts.audit(m, {
+      if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
+        throw new AppError('invalid_proof');
+      const replacement = await this.customerSessions.start(client, guest.userId, 'upgrade', m);
+      await this.accounts.audit(m, {
         type: 'guest.upgraded',
         tenantId: ctx.tenantId,
         subject: guest.userId,
-        data: revocation ? { ...data, old_session_revoked: false } : data,
-      }),
-    );
-    if (revocation)
-      throw revocation instanceof Error ? revocation : new DependencyUnavailableError('redis', revocation);
-    this.logger.log({ tenant: ctx.tenantId, provider: proof.provider }, 'guest upgraded');
+        data: {
+          old_session_id: guest.sessionId,
+          new_session_id: replacement.session_id,
+          provider: proof.provider,
+          client_id: client.id,
+        },
+      });
+      return replacement;
+    });
     return {
       user_id: guest.userId,
       linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },

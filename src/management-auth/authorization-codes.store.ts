@@ -18,7 +18,9 @@ export interface AuthorizationGrant {
 }
 
 // Consuming leaves a marker naming the session the code was for, in the same hash slot, so a
-// second use (contract section 3) can revoke what the first one issued.
+// second use (contract section 3) can revoke what the first one issued. The marker (a session id,
+// about a hundred bytes) lives as long as that session can, so a replay long after the code's own
+// 60 s still revokes it.
 const CONSUME = new RedisScript(`
 local v = redis.call('GETDEL', KEYS[1])
 if v then
@@ -45,13 +47,10 @@ export class AuthorizationCodesStore {
     return code;
   }
 
-  async consume(code: string): Promise<ConsumeResult> {
+  /** `sessionLifetimeSeconds`: how long the session the code creates can live. */
+  async consume(code: string, sessionLifetimeSeconds: number): Promise<ConsumeResult> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(code)) return { outcome: 'unknown' };
-    const reply = (await CONSUME.run(
-      this.redis,
-      [codeKey(code), usedKey(code)],
-      [AUTHORIZATION_CODE_TTL_SECONDS * 5],
-    )) as string[];
+    const reply = (await CONSUME.run(this.redis, [codeKey(code), usedKey(code)], [sessionLifetimeSeconds])) as string[];
     const [outcome, value] = reply;
     if (outcome === 'fresh' && value) return { outcome: 'fresh', grant: JSON.parse(value) as AuthorizationGrant };
     if (outcome === 'replayed' && value) return { outcome: 'replayed', sessionId: value };

@@ -64,7 +64,7 @@ export class TokenService {
   private async authorizationCode(clientId: string, req: TokenRequest): Promise<TokenResponse> {
     if (!req.code) throw new AppError('invalid_request', 'code is required.');
     // Any exchange attempt consumes the code, even one that fails below (contract section 3).
-    const consumed = await this.codes.consume(req.code);
+    const consumed = await this.codes.consume(req.code, CONTROL_PLANE_SESSION_TTL_SECONDS);
     if (consumed.outcome === 'replayed') {
       await this.sessions.revoke(consumed.sessionId, { tombstone: true });
       this.metrics.refreshReplays.inc({ realm: 'control_plane', kind: 'authorization_code' });

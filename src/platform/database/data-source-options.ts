@@ -3,6 +3,7 @@ import { AuditEvents1764000002000 } from '../../../migrations/1764000002000-audi
 import { ChatPlatformApps1764000003000 } from '../../../migrations/1764000003000-chat-platform-apps';
 import { ControlPlaneCore1764000000000 } from '../../../migrations/1764000000000-control-plane-core';
 import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/1764000001000-sessions-memberships-consents';
+import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100-session-revoked-at';
 import type { AppConfig } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   SessionsMembershipsConsents1764000001000,
   AuditEvents1764000002000,
   ChatPlatformApps1764000003000,
+  SessionRevokedAt1764000004100,
 ];
 
 /**

@@ -1,22 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { newId, newSecret } from '../crypto/ids';
-import { sha256 } from '../crypto/digests';
+import { Pseudonymizer, safeEqual } from '../crypto/digests';
+import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { RedisScript } from '../redis/redis-script';
 
 /**
  * The authoritative store of live sessions, for the control plane and customer tenants alike.
  *
- * Layout (cluster-safe: both keys of a session share the `{ses_…}` hash tag):
- *   s:{sid}       hash  tid uid cid scope email rth(current refresh-token digest) [revoked]
- *   s:{sid}:used  list  digests of the last USED_HISTORY refresh tokens rotated away
+ * Layout: `s:{sid}`, a hash `tid uid cid scope email gen [upg] [revoked]`.
  *
- * A refresh token is `<sid>.<secret>`; only sha256(secret) is stored. Presenting a digest found
- * in `used` is a replay and revokes the whole session (spec 2.2). The history is bounded so a
- * session refreshed every five minutes for a month costs about a kilobyte, not megabytes; a token
- * older than the history is refused as invalid without revoking.
+ * A refresh token is `<sid>.<gen>.<mac>`: the session's generation when it was issued and an HMAC
+ * of both under the privacy key. Every rotation raises `gen` by one. Presenting a genuine token
+ * of an earlier generation is a replay and revokes the whole session (spec 2.2), however many
+ * rotations ago it was issued: the counter is all the store keeps, so replay detection lasts the
+ * session's whole life at a constant cost. The MAC is checked before Redis is asked, so nobody
+ * who merely knows a session id (it is in every access token) can forge an "old" token to revoke
+ * it, and Redis holds nothing from which a token could be rebuilt.
+ *
+ * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4): should the revocation
+ * after the committed move fail, the refresh grant sees the mark and asks PostgreSQL whether the
+ * session was superseded before it rotates anything.
  */
-const USED_HISTORY = 16;
+const REFRESH_TOKEN_DOMAIN = 'svc:refresh-token';
+
 export interface SessionView {
   readonly sessionId: string;
   readonly tenantId: string;
@@ -30,30 +36,32 @@ export type RotateResult =
   | { readonly outcome: 'rotated'; readonly session: SessionView; readonly refreshToken: string }
   | { readonly outcome: 'replayed' | 'invalid' };
 
+/** Asked only for a session marked by an upgrade: whether that upgrade committed and replaced it. */
+export type SupersededCheck = (sessionId: string) => Promise<boolean>;
+
 const CREATE = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', ARGV[5], 'rth', ARGV[6])
-redis.call('EXPIRE', KEYS[1], ARGV[7])
+redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', ARGV[5], 'gen', '0')
+redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
-// Returns {status, tid, uid, cid, scope, email}. A token of another realm or client is 'invalid'
-// before anything changes. Compare-and-swap of the current digest makes
-// concurrent use of one refresh token yield exactly one 'ok'; the losers see it in `used`.
+// Returns {status, tid, uid, cid, scope, email, gen}. A token of another realm or client is
+// 'invalid' before anything changes. Compare-and-swap on the generation makes concurrent use of
+// one refresh token yield exactly one 'ok'; the others present an older generation: a replay.
+// ARGV[4] = '1' once the caller has checked an upgrade mark against PostgreSQL.
 const ROTATE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'rth', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked')
-if not s[1] or s[7] or s[2] ~= ARGV[3] or s[4] ~= ARGV[4] then return {'invalid'} end
-if s[1] == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'rth', ARGV[2])
-  redis.call('LPUSH', KEYS[2], ARGV[1])
-  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
-  redis.call('EXPIRE', KEYS[2], redis.call('TTL', KEYS[1]))
-  return {'ok', s[2], s[3], s[4], s[5], s[6]}
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg')
+if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
+local gen = tonumber(s[1])
+local presented = tonumber(ARGV[1])
+if presented == gen then
+  if s[8] and ARGV[4] ~= '1' then return {'marked'} end
+  redis.call('HSET', KEYS[1], 'gen', gen + 1)
+  return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen + 1)}
 end
-for _, used in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-  if used == ARGV[1] then
-    redis.call('DEL', KEYS[1], KEYS[2])
-    return {'replayed'}
-  end
+if presented < gen then
+  redis.call('DEL', KEYS[1])
+  return {'replayed'}
 end
 return {'invalid'}`);
 
@@ -61,31 +69,35 @@ return {'invalid'}`);
 // first exchange) leaves a short tombstone so the later CREATE refuses.
 const REVOKE = new RedisScript(`
 local existed = redis.call('HEXISTS', KEYS[1], 'tid')
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1])
 if ARGV[1] == '1' then
   redis.call('HSET', KEYS[1], 'revoked', '1')
   redis.call('EXPIRE', KEYS[1], 300)
 end
 return existed`);
 
-// RFC 7009 revocation by refresh token: any token of the session's chain (current or rotated)
-// proves possession; the realm and client must match.
+// RFC 7009 revocation by refresh token: any genuine token of the session's chain (current or
+// rotated) proves possession; the realm and client must match.
 const REVOKE_BY_REFRESH = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'rth', 'tid', 'cid')
-if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] then return 0 end
-local known = s[1] == ARGV[1]
-for _, used in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-  if used == ARGV[1] then known = true end
-end
-if known then
-  redis.call('DEL', KEYS[1], KEYS[2])
-  return 1
-end
-return 0`);
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid')
+if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] or tonumber(ARGV[1]) > tonumber(s[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`);
+
+// The upgrade's own liveness check (spec 4.3 rules 2 and 4): the session must still be live and
+// the guest's, at the moment the upgrade begins, not only when the bearer was checked.
+const MARK_UPGRADE = new RedisScript(`
+local s = redis.call('HMGET', KEYS[1], 'uid', 'cid', 'revoked')
+if not s[1] or s[3] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'upg', '1')
+return 1`);
 
 @Injectable()
 export class SessionStore {
-  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly macs: Pseudonymizer,
+  ) {}
 
   newSessionId(): string {
     return newId('ses');
@@ -96,21 +108,12 @@ export class SessionStore {
     session: SessionView,
     ttlSeconds: number,
   ): Promise<{ created: true; refreshToken: string } | { created: false }> {
-    const secret = newSecret();
     const created = await CREATE.run(
       this.redis,
       [key(session.sessionId)],
-      [
-        session.tenantId,
-        session.userId,
-        session.clientId,
-        session.scope,
-        session.email,
-        sha256(secret),
-        String(ttlSeconds),
-      ],
+      [session.tenantId, session.userId, session.clientId, session.scope, session.email, String(ttlSeconds)],
     );
-    return created === 1 ? { created: true, refreshToken: `${session.sessionId}.${secret}` } : { created: false };
+    return created === 1 ? { created: true, refreshToken: this.token(session.sessionId, 0) } : { created: false };
   }
 
   /** One Redis read: the live session or null (revoked, expired, unknown). */
@@ -128,17 +131,33 @@ export class SessionStore {
     return { sessionId, tenantId: tid, userId: uid, clientId: cid, scope: scope ?? '', email: email ?? '' };
   }
 
-  async rotate(refreshToken: string, expected: { tenantId: string; clientId: string }): Promise<RotateResult> {
-    const parsed = parseRefreshToken(refreshToken);
+  /**
+   * The rotating refresh (spec 2.2). `superseded` is consulted only for a session an upgrade has
+   * marked; a superseded session is revoked and the token refused.
+   */
+  async rotate(
+    refreshToken: string,
+    expected: { tenantId: string; clientId: string },
+    superseded?: SupersededCheck,
+  ): Promise<RotateResult> {
+    const parsed = this.parse(refreshToken);
     if (!parsed) return { outcome: 'invalid' };
-    const secret = newSecret();
-    const reply = (await ROTATE.run(
-      this.redis,
-      [key(parsed.sessionId), usedKey(parsed.sessionId)],
-      [sha256(parsed.secret), sha256(secret), expected.tenantId, expected.clientId, USED_HISTORY],
-    )) as string[];
-    const [status, tid, uid, cid, scope, email] = reply;
-    if (status === 'ok' && tid && uid && cid) {
+    const run = async (checked: boolean): Promise<string[]> =>
+      (await ROTATE.run(
+        this.redis,
+        [key(parsed.sessionId)],
+        [parsed.generation, expected.tenantId, expected.clientId, checked ? '1' : '0'],
+      )) as string[];
+    let reply = await run(false);
+    if (reply[0] === 'marked') {
+      if (!superseded || (await superseded(parsed.sessionId))) {
+        await this.revoke(parsed.sessionId);
+        return { outcome: 'invalid' };
+      }
+      reply = await run(true);
+    }
+    const [status, tid, uid, cid, scope, email, gen] = reply;
+    if (status === 'ok' && tid && uid && cid && gen) {
       return {
         outcome: 'rotated',
         session: {
@@ -149,36 +168,51 @@ export class SessionStore {
           scope: scope ?? '',
           email: email ?? '',
         },
-        refreshToken: `${parsed.sessionId}.${secret}`,
+        refreshToken: this.token(parsed.sessionId, Number(gen)),
       };
     }
     return { outcome: status === 'replayed' ? 'replayed' : 'invalid' };
   }
 
   async revokeByRefreshToken(refreshToken: string, expected: { tenantId: string; clientId: string }): Promise<boolean> {
-    const parsed = parseRefreshToken(refreshToken);
+    const parsed = this.parse(refreshToken);
     if (!parsed) return false;
-    const sid = parsed.sessionId;
     return (
       (await REVOKE_BY_REFRESH.run(
         this.redis,
-        [key(sid), usedKey(sid)],
-        [sha256(parsed.secret), expected.tenantId, expected.clientId],
+        [key(parsed.sessionId)],
+        [parsed.generation, expected.tenantId, expected.clientId],
       )) === 1
     );
   }
 
   /** Returns whether a live session was revoked. `tombstone` also blocks a later create of this id. */
   async revoke(sessionId: string, opts: { tombstone?: boolean } = {}): Promise<boolean> {
-    const existed = await REVOKE.run(this.redis, [key(sessionId), usedKey(sessionId)], [opts.tombstone ? '1' : '0']);
+    const existed = await REVOKE.run(this.redis, [key(sessionId)], [opts.tombstone ? '1' : '0']);
     return existed === 1;
+  }
+
+  /** Marks a live session of this user and client as being upgraded; false when it is not live. */
+  async markUpgrade(sessionId: string, owner: { userId: string; clientId: string }): Promise<boolean> {
+    return (await MARK_UPGRADE.run(this.redis, [key(sessionId)], [owner.userId, owner.clientId])) === 1;
+  }
+
+  /** Removes the mark after an upgrade that did not commit. */
+  async unmarkUpgrade(sessionId: string): Promise<void> {
+    await this.redis.hdel(key(sessionId), 'upg');
+  }
+
+  private token(sessionId: string, generation: number): string {
+    return `${sessionId}.${generation}.${this.macs.mac(REFRESH_TOKEN_DOMAIN, `${sessionId}.${generation}`)}`;
+  }
+
+  /** A genuine token's session and generation; null for anything this service did not issue. */
+  private parse(token: string): { sessionId: string; generation: number } | null {
+    const m = /^(ses_[A-Za-z0-9_-]{16,64})\.(0|[1-9]\d{0,8})\.[A-Za-z0-9_-]{43}$/.exec(token);
+    if (!m?.[1] || !m[2]) return null;
+    const generation = Number(m[2]);
+    return safeEqual(token, this.token(m[1], generation)) ? { sessionId: m[1], generation } : null;
   }
 }
 
-function parseRefreshToken(token: string): { sessionId: string; secret: string } | null {
-  const m = /^(ses_[A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  return m && m[1] && m[2] ? { sessionId: m[1], secret: m[2] } : null;
-}
-
 const key = (sid: string): string => `s:{${sid}}`;
-const usedKey = (sid: string): string => `s:{${sid}}:used`;

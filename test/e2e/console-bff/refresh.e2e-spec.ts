@@ -14,9 +14,9 @@ import { startTestApp, type TestApp } from '../../support/test-app';
 
 /**
  * Refresh at expiry (issue 3): management access tokens shortened to 4 s, so the BFF refreshes
- * from 3 s on. Rotations are counted at the authoritative store: every accepted refresh pushes
- * the rotated-away token's digest onto `s:{sid}:used`, so its length is the number of refresh
- * grants that succeeded for the session, and a replay would have deleted the session.
+ * from 3 s on. Rotations are counted at the authoritative store: every accepted refresh raises
+ * the session's generation `gen` in `s:{sid}` by one, so it is the number of refresh grants that
+ * succeeded for the session, and a replay would have deleted the session.
  */
 describe('console BFF token refresh: single flight across requests and instances (spec 2.2, 3, 7.1)', () => {
   let sw: UpstreamSwitch;
@@ -51,7 +51,7 @@ describe('console BFF token refresh: single flight across requests and instances
       accessExpiresAt: record.accessExpiresAt,
     };
   }
-  const rotations = (sid: string) => t.redis.llen(`s:{${sid}}:used`);
+  const rotations = async (sid: string) => Number(await t.redis.hget(`s:{${sid}}`, 'gen'));
   const untilExpired = async (accessExpiresAt: number) => sleep(Math.max(0, accessExpiresAt - Date.now() + 150));
   const tokenGrants = () => sw.requestsTo('/management-auth/token').length;
 

@@ -155,9 +155,9 @@ describe('POST /management-auth/token', () => {
     await bearer(tokens.access_token).expect(200);
   });
 
-  it('stores refresh tokens only as digests', async () => {
+  it('stores nothing of a refresh token but its generation', async () => {
     const tokens = await signIn(t, 'digest@studio.example');
-    const secret = tokens.refresh_token.split('.')[1] as string;
+    const secret = tokens.refresh_token.split('.')[2] as string;
     const session = await t.redis.hgetall(`s:{${tokens.session_id}}`);
     expect(JSON.stringify(session)).not.toContain(secret);
   });
@@ -185,35 +185,5 @@ describe('POST /management-auth/token', () => {
       .send('grant_type=x')
       .expect(400);
     expect(json.body.error).toBe('invalid_request');
-  });
-});
-
-describe('refresh-token history is bounded', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMITS: 'off' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it('keeps the last 16 rotated digests: a recent replay revokes, an ancient token is only refused', async () => {
-    const tokens = await signIn(t, 'history@studio.example');
-    const chain = [tokens.refresh_token];
-    for (let i = 0; i < 20; i++) {
-      const r = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(
-        200,
-      );
-      chain.push(r.body.refresh_token);
-    }
-    expect(await t.redis.llen(`s:{${tokens.session_id}}:used`)).toBe(16);
-    // The first token is older than the history: refused, the session lives on.
-    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain[0] as string }).expect(400);
-    const live = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-1) as string }).expect(
-      200,
-    );
-    // A recent one is a replay: the whole session goes.
-    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: chain.at(-2) as string }).expect(400);
-    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: live.body.refresh_token }).expect(400);
   });
 });

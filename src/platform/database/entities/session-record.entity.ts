@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** That a session existed; liveness is Redis's (see the migration). */
+/** That a session existed; liveness is Redis's, except a revocation committed here (see the migrations). */
 @Entity('sessions')
 export class SessionRecordEntity {
   @PrimaryColumn('text') id!: string;
@@ -8,4 +8,5 @@ export class SessionRecordEntity {
   @Column('text', { name: 'user_id' }) userId!: string;
   @Column('text', { name: 'client_id' }) clientId!: string;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt!: Date | null;
 }

@@ -1,0 +1,130 @@
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PG_BASE } from '../../support/database';
+import { PrivateRedis } from '../../support/private-redis';
+import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+
+/** The advisory lock a deferred trigger waits on at the upgrade's commit. */
+const COMMIT_GATE = 4242;
+
+/**
+ * Spec 4.3 rule 4 when Redis fails at the worst moment: the credential move has committed and
+ * the revocation of the previous session in Redis fails. The old session must still never be
+ * refreshed again, and the `guest.upgraded` audit row is part of the move's transaction (spec 6).
+ *
+ * The moment is made exact: a deferred constraint trigger on `identities` holds the upgrade's
+ * commit until the test lets it go, and in between the test takes every command away from the
+ * service's Redis user (ACL), so the revocation right after the commit is refused by Redis.
+ */
+describe('guest upgrade whose revocation fails after the commit', () => {
+  let redis: PrivateRedis;
+  let admin: Redis;
+  let w: GuestWorld;
+  let gate: Client;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    admin = new Redis(redis.port, '127.0.0.1');
+    await admin.call('ACL', 'SETUSER', 'admin', 'on', 'nopass', '~*', '&*', '+@all');
+    await admin.call('AUTH', 'admin', 'x');
+    w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off', DEPENDENCY_TIMEOUT_MS: '1000' });
+    await w.t.pg.query(`
+      CREATE FUNCTION test_commit_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(${COMMIT_GATE}); RETURN NULL; END $$`);
+    await w.t.pg.query(`
+      CREATE CONSTRAINT TRIGGER test_commit_gate AFTER UPDATE ON identities
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_commit_gate()`);
+    gate = new Client({ connectionString: `${PG_BASE}/${w.t.databaseName}` });
+    await gate.connect();
+  });
+  afterAll(async () => {
+    await gate.end();
+    await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all');
+    admin.disconnect();
+    await w.close();
+    await redis.stop();
+  });
+
+  const refresh = (refreshToken: string) =>
+    w.t
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'cli_game' });
+
+  async function waitingAtGate(): Promise<void> {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
+      const { rows } = await gate.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+        [COMMIT_GATE],
+      );
+      if (rows.length > 0) return;
+    }
+    throw new Error('the upgrade never reached its commit');
+  }
+
+  it('answers 503, yet the old refresh token is refused for good and the audit row committed with the move', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const proof = await emailProof(w, c, 'half-way@example.com');
+
+    await gate.query('SELECT pg_advisory_lock($1)', [COMMIT_GATE]);
+    const upgrade = w.t
+      .auth()
+      .post('/t/acme/guest/upgrade')
+      .set('Authorization', `Bearer ${created.access_token}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof })
+      .then((r) => r);
+    try {
+      await waitingAtGate();
+      // Redis refuses the service everything from now on: the revocation after the commit fails.
+      await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '-@all');
+    } finally {
+      await gate.query('SELECT pg_advisory_unlock($1)', [COMMIT_GATE]);
+    }
+    const answer = await upgrade;
+    expect({ status: answer.status, error: answer.body.error, token: answer.body.access_token }).toEqual({
+      status: 503,
+      error: 'temporarily_unavailable',
+      token: undefined,
+    });
+    await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all');
+
+    // The move committed with its audit row and the old session row marked revoked.
+    const identity = await w.t.pg.query(
+      `SELECT user_id FROM identities WHERE provider_subject = 'half-way@example.com'`,
+    );
+    expect(identity.rows).toEqual([{ user_id: created.user_id }]);
+    const audit = await w.t.pg.query(`SELECT data FROM audit_events WHERE type = 'guest.upgraded' AND subject = $1`, [
+      created.user_id,
+    ]);
+    expect(audit.rows).toEqual([{ data: expect.objectContaining({ old_session_id: created.session_id }) }]);
+    const old = await w.t.pg.query(`SELECT revoked_at FROM sessions WHERE id = $1`, [created.session_id]);
+    expect(old.rows[0].revoked_at).toBeInstanceOf(Date);
+    // Redis still holds the old session (its revocation failed), yet it can never be refreshed.
+    expect(await w.t.redis.hget(`s:{${created.session_id}}`, 'uid')).toBe(created.user_id);
+    const first = await refresh(created.refresh_token as string);
+    expect({ status: first.status, error: first.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+    // Refusing it finished the revocation in Redis too.
+    expect(await w.t.redis.exists(`s:{${created.session_id}}`)).toBe(0);
+    await refresh(created.refresh_token as string).expect(400);
+  });
+
+  it('an upgrade refused before the commit leaves the session an ordinary one that refreshes as before', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const refused = await w.t
+      .auth()
+      .post('/t/acme/guest/upgrade')
+      .set('Authorization', `Bearer ${created.access_token}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: 'prf_NoSuchProof000000001' })
+      .expect(400);
+    expect(refused.body.error).toBe('invalid_proof');
+    expect(await w.t.redis.hget(`s:{${created.session_id}}`, 'upg')).toBeNull();
+    await refresh(created.refresh_token as string).expect(200);
+  });
+});
