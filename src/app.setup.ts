@@ -7,6 +7,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/config';
 import { AppError } from './errors/app-error';
+import { TenantWebOrigins } from './guest/tenant-web-origins';
+import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
 import { hostRouting } from './http/host-routing';
 import { MetricsService } from './platform/metrics/metrics.service';
@@ -60,6 +62,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(requestMetrics(app.get(MetricsService)));
   app.use(hostRouting(config));
   app.use(...bodyRules());
+  // After the body parsers: a refused cross-origin request is judged by the client_id it names.
+  app.use(tenantCors(app.get(TenantWebOrigins)));
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,

@@ -5,6 +5,7 @@ import { ControlPlaneSeedService } from '../directory/control-plane-seed.service
 import { isCustomerScope } from '../directory/customer-scopes';
 import { canonicalEmail } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
+import { canonicalWebOrigin, webOriginsOf } from '../directory/web-origins';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { CONTROL_PLANE_TENANT_ID, TenantsRepository } from '../directory/tenants.repository';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../platform/database/entities/membership.entity';
@@ -23,6 +24,19 @@ function httpUrl(value: string, name: string): string {
     // fall through
   }
   throw new AdminInputError(`${name} must be an http(s) URL`);
+}
+
+/** `--web-origins "https://a.example https://b.example"`: unique http(s) origins, browser clients only. */
+function parseWebOrigins(value: string, type: string): string[] {
+  const given = value.split(' ').filter(Boolean);
+  if (given.length > 0 && type !== 'browser') throw new AdminInputError('--web-origins is for browser clients only');
+  const origins = given.map((v) => {
+    const origin = canonicalWebOrigin(v);
+    if (origin === null)
+      throw new AdminInputError(`--web-origins: ${v} is not an http(s) origin (scheme://host[:port])`);
+    return origin;
+  });
+  return [...new Set(origins)];
 }
 
 /** Tenant, client, membership and chat-platform administration: not API operations (spec 4.2). */
@@ -62,6 +76,8 @@ export class AdminService {
     type: string;
     scopes: string;
     redirectUris: string[];
+    /** Space-separated origins (contract section 11); browser clients only. */
+    webOrigins: string;
   }): Promise<unknown> {
     const tenant = await this.tenants.find(input.tenant);
     if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${input.tenant}`);
@@ -74,6 +90,7 @@ export class AdminService {
     if (bad !== undefined || new Set(scopes).size !== scopes.length)
       throw new AdminInputError('--scopes must be unique values of: openid profile email offline_access');
     const redirectUris = input.redirectUris.map((u) => httpUrl(u, '--redirect-uri'));
+    const webOrigins = parseWebOrigins(input.webOrigins, input.type);
     if (await this.clients.find(input.id)) throw new AdminInputError(`client ${input.id} already exists`);
     await this.clients.insert({
       id: input.id,
@@ -83,6 +100,7 @@ export class AdminService {
       enabled: true,
       scopes,
       redirectUris,
+      webOrigins,
       secretDigest: null,
     });
     return {
@@ -94,6 +112,7 @@ export class AdminService {
         enabled: true,
         scopes,
         redirect_uris: redirectUris,
+        web_origins: webOriginsOf({ type: input.type, redirectUris, webOrigins }),
       },
     };
   }

@@ -36,7 +36,7 @@ const USAGE = `usage: npm run --silent admin -- <command>
   seed-control-plane
   tenant create --id ID --name NAME
   tenant deactivate --id ID
-  client create --tenant ID --id cli_… --name NAME --type browser|native --scopes "openid offline_access" --redirect-uri URL
+  client create --tenant ID --id cli_… --name NAME --type browser|native --scopes "openid offline_access" --redirect-uri URL [--web-origins "https://a.example https://b.example"]
   client disable --tenant ID --id cli_…
   membership add --tenant ID --email EMAIL --role owner|admin|developer|viewer
   membership remove --tenant ID --email EMAIL
@@ -65,6 +65,7 @@ async function run(argv: string[]): Promise<unknown> {
       type: { type: 'string' },
       scopes: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
+      'web-origins': { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
       'client-id': { type: 'string' },
@@ -94,6 +95,7 @@ async function run(argv: string[]): Promise<unknown> {
           type: s(values.type),
           scopes: s(values.scopes),
           redirectUris: values['redirect-uri'] ?? [],
+          webOrigins: s(values['web-origins']),
         });
       case 'client disable':
         return await admin.disableClient(s(values.tenant), s(values.id));

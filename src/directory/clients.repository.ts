@@ -3,6 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
 
+/** A client row to write; web origins default to none. */
+export type NewClient = Omit<ClientEntity, 'createdAt' | 'webOrigins'> & { webOrigins?: string[] };
+
 @Injectable()
 export class ClientsRepository {
   constructor(@InjectRepository(ClientEntity) private readonly clients: Repository<ClientEntity>) {}
@@ -20,7 +23,7 @@ export class ClientsRepository {
     id: string,
   ): Promise<{ tenantActive: boolean; client: ClientEntity | null }> {
     const rows = await this.clients.query<Array<Record<string, unknown>>>(
-      `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.secret_digest, c.created_at
+      `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
          FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
         WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
       [tenantId, id],
@@ -38,21 +41,46 @@ export class ClientsRepository {
         enabled: row.enabled as boolean,
         scopes: row.scopes as string[],
         redirectUris: row.redirect_uris as string[],
+        webOrigins: row.web_origins as string[],
         secretDigest: row.secret_digest as string | null,
         createdAt: row.created_at as Date,
       }),
     };
   }
 
+  /**
+   * The enabled browser clients of an active customer tenant, with what decides their web origins
+   * (contract section 11); null when the tenant is not an active customer tenant.
+   */
+  async browserClientsOfActiveTenant(
+    tenantId: string,
+  ): Promise<Array<Pick<ClientEntity, 'id' | 'type' | 'redirectUris' | 'webOrigins'>> | null> {
+    const rows = await this.clients.query<Array<Record<string, unknown>>>(
+      `SELECT c.id, c.redirect_uris, c.web_origins
+         FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.enabled AND c.type = 'browser'
+        WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
+      [tenantId],
+    );
+    if (rows.length === 0) return null;
+    return rows
+      .filter((row) => row.id !== null)
+      .map((row) => ({
+        id: row.id as string,
+        type: 'browser' as const,
+        redirectUris: row.redirect_uris as string[],
+        webOrigins: row.web_origins as string[],
+      }));
+  }
+
   listOf(tenantId: string): Promise<ClientEntity[]> {
     return this.clients.find({ where: { tenantId }, order: { name: 'ASC', id: 'ASC' } });
   }
 
-  async insert(client: Omit<ClientEntity, 'createdAt'>): Promise<void> {
+  async insert(client: NewClient): Promise<void> {
     await this.clients.insert(client);
   }
 
-  async upsert(client: Omit<ClientEntity, 'createdAt'>): Promise<void> {
+  async upsert(client: NewClient): Promise<void> {
     await this.clients.upsert(client, ['id']);
   }
 

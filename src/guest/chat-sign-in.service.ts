@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { ChatPlatformAppsRepository } from '../directory/chat-platform-apps.repository';
+import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { OneTimeStore } from '../platform/redis/one-time-store';
-import { BrowserFlowsStore } from './browser-flows.store';
+import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { ChatPlatformClient } from './chat-platform.client';
 import { FlowRecordsStore } from './flow-records.store';
-import type { GuestRequestContext, WithFlowCookie } from './guest-request';
-import { withCookie } from './guest.service';
 import { TenantClients } from './tenant-clients';
 
 const STATE_TTL_SECONDS = 600;
@@ -20,6 +18,13 @@ interface ChatState {
   readonly clientId: string;
   readonly flowId: string;
   readonly cookieHash: string;
+  /**
+   * Set when a page started the flow by `POST chat/start` with its flow cookie (contract section
+   * 11): the state alone binds the flow, because a cross-site page's cookie lives in that page's
+   * partition and never reaches the callback's top-level navigation. The proof the callback
+   * issues stays bound to the flow cookie, so only that page can use it.
+   */
+  readonly boundByState?: true;
 }
 
 const stateKey = (state: string): string => `gcs:{${sha256(state)}}`;
@@ -34,7 +39,7 @@ export class ChatSignInService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
-    private readonly flows: BrowserFlowsStore,
+    private readonly flows: BrowserFlows,
     private readonly apps: ChatPlatformAppsRepository,
     private readonly platform: ChatPlatformClient,
     private readonly store: OneTimeStore,
@@ -42,23 +47,48 @@ export class ChatSignInService {
     private readonly identities: IdentitiesRepository,
   ) {}
 
+  /** `GET chat/start`: a top-level navigation, which may start the flow (contract section 6). */
   async start(ctx: GuestRequestContext): Promise<WithFlowCookie<{ location: string }>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const app = await this.apps.find(ctx.tenantId);
     if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
-    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    return this.flows.within(ctx, async (flow) => ({
+      location: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow, false),
+    }));
+  }
+
+  /**
+   * `POST chat/start` (contract section 11): for a page that opens the platform in a popup or a
+   * redirect. The flow must already be under way and its cookie presented.
+   */
+  async startForPage(ctx: GuestRequestContext): Promise<{ authorize_url: string }> {
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const app = await this.apps.find(ctx.tenantId);
+    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    const flow = await this.flows.requireKnown(ctx);
+    return {
+      authorize_url: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow, true),
+    };
+  }
+
+  private async authorizeUrl(
+    app: ChatPlatformApp,
+    owner: { tenantId: string; clientId: string },
+    flow: BoundFlow,
+    boundByState: boolean,
+  ): Promise<string> {
     const state = newSecret();
     await this.store.put(
       stateKey(state),
       {
-        tenantId: ctx.tenantId,
-        clientId: client.id,
-        flowId: ctx.flowId,
+        ...owner,
+        flowId: flow.flowId,
         cookieHash: flow.cookieHash,
+        ...(boundByState ? { boundByState: true as const } : {}),
       } satisfies ChatState,
       STATE_TTL_SECONDS,
     );
-    return withCookie(flow, { location: this.platform.authorizeUrl(app, state) });
+    return this.platform.authorizeUrl(app, state);
   }
 
   /**
@@ -72,8 +102,8 @@ export class ChatSignInService {
   ): Promise<{ location: string }> {
     const pending = await this.store.consume<ChatState>(stateKey(reply.state));
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
-    const cookie = readCookie(pending.flowId);
-    if (!cookie || !safeEqual(sha256(cookie), pending.cookieHash))
+    const cookie = pending.boundByState ? undefined : readCookie(pending.flowId);
+    if (!pending.boundByState && (!cookie || !safeEqual(sha256(cookie), pending.cookieHash)))
       throw new AppError('forbidden', 'The browser flow cookie is missing or does not match.');
     const client = await this.clients.resolve(tenantId, pending.clientId);
     const redirect = client.redirectUris[0];

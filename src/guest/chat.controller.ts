@@ -1,14 +1,11 @@
-import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { clientIp } from '../http/client-ip';
 import { readCookie } from '../http/cookies';
 import { UsePolicy } from '../http/policy.decorator';
-import { flowCookieName } from './browser-flows.store';
+import { flowCookieName, guestContext, sendWithFlowCookie } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';
-import { sendWithFlowCookie } from './guest.controller';
-import { ChatCallbackQueryDto, ChatStartQueryDto } from './guest.dto';
-import { guestContext } from './guest-request';
+import { ChatCallbackQueryDto, ChatStartQueryDto, FlowBoundDto } from './guest.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('t/:tenantId/chat')
@@ -26,9 +23,24 @@ export class ChatController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, query, readCookie, flowCookieName);
-    const { location } = sendWithFlowCookie(res, await this.chat.start(ctx));
+    const { location } = sendWithFlowCookie(
+      res,
+      await this.chat.start(guestContext(req, this.config, tenantId, query)),
+    );
     res.redirect(302, location);
+  }
+
+  /** For pages that open the platform themselves, in a popup or a redirect (contract section 11). */
+  @Post('start')
+  @HttpCode(200)
+  startForPage(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: FlowBoundDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ authorize_url: string }> {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.chat.startForPage(guestContext(req, this.config, tenantId, body));
   }
 
   @Get('callback')

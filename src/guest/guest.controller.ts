@@ -1,31 +1,13 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { clientIp } from '../http/client-ip';
-import { readCookie, setHostCookie } from '../http/cookies';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
-import { BROWSER_FLOW_TTL_SECONDS, flowCookieName } from './browser-flows.store';
+import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
 import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
-import { guestContext, type GuestRequestContext, type WithFlowCookie } from './guest-request';
 import { GuestService, type GuestResponse } from './guest.service';
 import { TenantIdPipe } from './tenant-id.pipe';
 import { UpgradeService, type UpgradeResponse } from './upgrade.service';
-
-/** Sets the flow cookie when the request started a flow (spec 4.3 rules 2 and 3). */
-export function sendWithFlowCookie<T>(res: Response, result: WithFlowCookie<T>): T {
-  res.setHeader('Cache-Control', 'no-store');
-  if (result.newFlowCookie) {
-    setHostCookie(
-      res,
-      flowCookieName(result.newFlowCookie.flowId),
-      result.newFlowCookie.value,
-      BROWSER_FLOW_TTL_SECONDS,
-      'lax',
-    );
-  }
-  return result.body;
-}
 
 @Controller('t/:tenantId')
 export class GuestController {
@@ -89,6 +71,6 @@ export class GuestController {
   }
 
   private context(req: Request, tenantId: string, body: FlowBoundDto): GuestRequestContext {
-    return guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
+    return guestContext(req, this.config, tenantId, body);
   }
 }

@@ -5,6 +5,7 @@ import { KeysModule } from '../platform/keys/keys.module';
 import { MailModule } from '../platform/mail/mail.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
+import { BrowserFlows } from './browser-flows';
 import { BrowserFlowsStore } from './browser-flows.store';
 import { ChatController } from './chat.controller';
 import { ChatPlatformClient } from './chat-platform.client';
@@ -22,6 +23,7 @@ import { TenantClients } from './tenant-clients';
 import { TenantDiscoveryController } from './tenant-discovery.controller';
 import { TenantEmailController } from './tenant-email.controller';
 import { TenantEmailService } from './tenant-email.service';
+import { TenantWebOrigins } from './tenant-web-origins';
 import { UpgradeService } from './upgrade.service';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
@@ -35,6 +37,7 @@ import { UpgradeService } from './upgrade.service';
     CustomerTokenController,
   ],
   providers: [
+    BrowserFlows,
     BrowserFlowsStore,
     ChatPlatformClient,
     ChatSignInService,
@@ -47,6 +50,7 @@ import { UpgradeService } from './upgrade.service';
     GuestService,
     TenantClients,
     TenantEmailService,
+    TenantWebOrigins,
     UpgradeService,
   ],
 })

@@ -3,11 +3,10 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
-import { BrowserFlowsStore, type BoundFlow } from './browser-flows.store';
+import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
-import type { GuestRequestContext, WithFlowCookie } from './guest-request';
 import { TenantClients } from './tenant-clients';
 
 export type GuestResponse = {
@@ -15,16 +14,13 @@ export type GuestResponse = {
   upgrade_proof: { proof_id: string; expires_in: number };
 } & CustomerTokenSet;
 
-export const withCookie = <T>(flow: BoundFlow, body: T): WithFlowCookie<T> =>
-  flow.newCookie ? { body, newFlowCookie: { flowId: flow.flowId, value: flow.newCookie } } : { body };
-
 /** Guest creation, linking intents and explicit sign-in with a provider proof (spec 4.3). */
 @Injectable()
 export class GuestService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
-    private readonly flows: BrowserFlowsStore,
+    private readonly flows: BrowserFlows,
     private readonly records: FlowRecordsStore,
     private readonly accounts: GuestAccountsRepository,
     private readonly sessions: CustomerSessions,
@@ -45,24 +41,25 @@ export class GuestService {
       },
       { name: 'guest-create-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
     );
-    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
-    const sessionId = this.sessionIds.newSessionId();
-    const userId = await this.accounts.createGuestWithSession(ctx.tenantId, client.id, sessionId);
-    const tokens = await this.sessions.activate(client, userId, sessionId, 'guest');
-    const ttl = this.config.ttl.upgradeProof;
-    const proofId = await this.records.putProof(
-      ctx.flowId,
-      {
-        kind: 'upgrade',
-        tenantId: ctx.tenantId,
-        clientId: client.id,
-        cookieHash: flow.cookieHash,
-        userId,
-        sessionId: tokens.session_id,
-      },
-      ttl,
-    );
-    return withCookie(flow, { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens });
+    return this.flows.within(ctx, async (flow) => {
+      const sessionId = this.sessionIds.newSessionId();
+      const userId = await this.accounts.createGuestWithSession(ctx.tenantId, client.id, sessionId);
+      const tokens = await this.sessions.activate(client, userId, sessionId, 'guest');
+      const ttl = this.config.ttl.upgradeProof;
+      const proofId = await this.records.putProof(
+        ctx.flowId,
+        {
+          kind: 'upgrade',
+          tenantId: ctx.tenantId,
+          clientId: client.id,
+          cookieHash: flow.cookieHash,
+          userId,
+          sessionId: tokens.session_id,
+        },
+        ttl,
+      );
+      return { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens };
+    });
   }
 
   /**
@@ -79,31 +76,34 @@ export class GuestService {
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
     if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId)))
       throw new AppError('invalid_proof', 'Only an active guest can link a credential.');
-    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
-    const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };
-    if (
-      upgradeProofId !== undefined &&
-      !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))
-    ) {
-      throw new AppError('invalid_proof');
-    }
     const ttl = this.config.ttl.linkingIntent;
-    const put = await this.records.putIntent(
-      ctx.flowId,
-      { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() },
-      ttl,
-    );
-    if (put.outcome === 'conflict') throw new AppError('intent_conflict');
+    const { body, newFlowCookie } = await this.flows.within(ctx, async (flow) => {
+      const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };
+      if (
+        upgradeProofId !== undefined &&
+        !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))
+      ) {
+        throw new AppError('invalid_proof');
+      }
+      const put = await this.records.putIntent(
+        ctx.flowId,
+        { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() },
+        ttl,
+      );
+      if (put.outcome === 'conflict') throw new AppError('intent_conflict');
+      return { intentId: put.intent.intentId, created: put.outcome === 'created' };
+    });
     return {
-      ...withCookie(flow, { intent_id: put.intent.intentId, expires_in: ttl }),
-      created: put.outcome === 'created',
+      body: { intent_id: body.intentId, expires_in: ttl },
+      ...(newFlowCookie ? { newFlowCookie } : {}),
+      created: body.created,
     };
   }
 
   /** Explicit sign-in to the account that owns a proven credential (contract section 6). */
   async signIn(ctx: GuestRequestContext, proofId: string): Promise<{ user_id: string } & CustomerTokenSet> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const flow = await this.flows.requireKnown(ctx);
     const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, {
       tenantId: ctx.tenantId,
       clientId: client.id,

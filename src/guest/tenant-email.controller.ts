@@ -1,13 +1,9 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { clientIp } from '../http/client-ip';
-import { readCookie } from '../http/cookies';
 import { UsePolicy } from '../http/policy.decorator';
-import { flowCookieName } from './browser-flows.store';
-import { sendWithFlowCookie } from './guest.controller';
+import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { TenantEmailStartDto, TenantEmailVerifyDto } from './guest.dto';
-import { guestContext } from './guest-request';
 import { TenantEmailService } from './tenant-email.service';
 import { TenantIdPipe } from './tenant-id.pipe';
 
@@ -27,8 +23,7 @@ export class TenantEmailController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ expires_in: number }> {
-    const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
-    return sendWithFlowCookie(res, await this.email.start(ctx, body.email));
+    return sendWithFlowCookie(res, await this.email.start(guestContext(req, this.config, tenantId, body), body.email));
   }
 
   @Post('verify')
@@ -40,7 +35,6 @@ export class TenantEmailController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ proof_id: string; expires_in: number }> {
     res.setHeader('Cache-Control', 'no-store');
-    const ctx = guestContext(req, clientIp(req, this.config.trustProxy), tenantId, body, readCookie, flowCookieName);
-    return this.email.verify(ctx, body.email, body.code);
+    return this.email.verify(guestContext(req, this.config, tenantId, body), body.email, body.code);
   }
 }

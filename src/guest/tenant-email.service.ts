@@ -6,10 +6,8 @@ import { AppError } from '../errors/app-error';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
 import { Mailer } from '../platform/mail/mailer';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
-import { BrowserFlowsStore } from './browser-flows.store';
+import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { FlowRecordsStore } from './flow-records.store';
-import type { GuestRequestContext, WithFlowCookie } from './guest-request';
-import { withCookie } from './guest.service';
 import { TenantClients } from './tenant-clients';
 
 /**
@@ -22,7 +20,7 @@ export class TenantEmailService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
-    private readonly flows: BrowserFlowsStore,
+    private readonly flows: BrowserFlows,
     private readonly codes: EmailCodesStore,
     private readonly records: FlowRecordsStore,
     private readonly identities: IdentitiesRepository,
@@ -32,26 +30,28 @@ export class TenantEmailService {
 
   async start(ctx: GuestRequestContext, rawEmail: string): Promise<WithFlowCookie<{ expires_in: number }>> {
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const flow = await this.flows.bind(ctx.tenantId, ctx.flowId, ctx.flowCookie);
     const email = canonicalEmail(rawEmail);
     const domain = `svc:tenant:${ctx.tenantId}`;
+    // Budgets before the flow: a 429 leaves no flow claimed (contract section 10).
     await this.limiter.hit(
       { name: 'tenant-email-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
       { name: 'tenant-email-send', domain, subject: email, budget: this.config.rateLimits.tenantEmailSend },
     );
-    const realm = tenantCodes(ctx.tenantId);
-    const code = await this.codes.issue(realm, ctx.flowId, email);
-    try {
-      await this.mailer.send({
-        to: email,
-        subject: 'Your verification code',
-        text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
-      });
-    } catch (err) {
-      await this.codes.discard(realm, ctx.flowId).catch(() => undefined);
-      throw err;
-    }
-    return withCookie(flow, { expires_in: this.config.ttl.emailCode });
+    return this.flows.within(ctx, async () => {
+      const realm = tenantCodes(ctx.tenantId);
+      const code = await this.codes.issue(realm, ctx.flowId, email);
+      try {
+        await this.mailer.send({
+          to: email,
+          subject: 'Your verification code',
+          text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
+        });
+      } catch (err) {
+        await this.codes.discard(realm, ctx.flowId).catch(() => undefined);
+        throw err;
+      }
+      return { expires_in: this.config.ttl.emailCode };
+    });
   }
 
   async verify(
@@ -60,7 +60,7 @@ export class TenantEmailService {
     code: string,
   ): Promise<{ proof_id: string; expires_in: number }> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const flow = await this.flows.requireKnown(ctx);
     const email = canonicalEmail(rawEmail);
     if (!(await this.codes.check(tenantCodes(ctx.tenantId), ctx.flowId, email, code)))
       throw new AppError('invalid_code');

@@ -4,11 +4,10 @@ import { SessionRecordsRepository } from '../directory/session-records.repositor
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
-import { BrowserFlowsStore } from './browser-flows.store';
+import { BrowserFlows, type GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
-import type { GuestRequestContext } from './guest-request';
 import { TenantClients } from './tenant-clients';
 
 export type UpgradeResponse = {
@@ -27,7 +26,7 @@ export class UpgradeService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
-    private readonly flows: BrowserFlowsStore,
+    private readonly flows: BrowserFlows,
     private readonly records: FlowRecordsStore,
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
@@ -75,7 +74,7 @@ export class UpgradeService {
     proofId: string,
   ): Promise<UpgradeResponse> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const flow = await this.flows.requireKnown(ctx.tenantId, ctx.flowId, ctx.flowCookie);
+    const flow = await this.flows.requireKnown(ctx);
     // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
     const consumed = await this.records.consumeForUpgrade(
       ctx.flowId,

@@ -1,18 +1,32 @@
 import type { CookieOptions, Response } from 'express';
 
 /**
+ * `none` is only ever sent partitioned (CHIPS): a cross-site page's flow cookie lives in that
+ * site's partition and is never shared with another top-level site (contract section 11).
+ */
+export type SameSite = 'strict' | 'lax' | 'none';
+
+/**
  * Every cookie of the service is `__Host-` prefixed: Secure, HttpOnly, Path=/, no Domain
  * (contract section 8). SameSite=Lax on flow cookies because the sign-in form is reached by
- * a top-level redirect from the console; Strict on the console session cookie.
+ * a top-level redirect from the console; Strict on the console session cookie; None and
+ * Partitioned on flow cookies set for a registered cross-site page.
  */
 export function setHostCookie(
   res: Response,
   name: string,
   value: string,
   maxAgeSeconds: number,
-  sameSite: 'strict' | 'lax',
+  sameSite: SameSite,
 ): void {
-  const opts: CookieOptions = { secure: true, httpOnly: true, path: '/', sameSite, maxAge: maxAgeSeconds * 1000 };
+  const opts: CookieOptions = {
+    secure: true,
+    httpOnly: true,
+    path: '/',
+    sameSite,
+    maxAge: maxAgeSeconds * 1000,
+    ...(sameSite === 'none' ? { partitioned: true } : {}),
+  };
   res.cookie(name, value, opts);
 }
 

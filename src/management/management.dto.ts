@@ -1,3 +1,4 @@
+import { webOriginsOf } from '../directory/web-origins';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import type { MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantEntity } from '../platform/database/entities/tenant.entity';
@@ -26,6 +27,8 @@ export interface ClientListResponse {
     readonly type: ClientEntity['type'];
     readonly enabled: boolean;
     readonly scopes: readonly string[];
+    /** Origins that may call the tenant API by CORS (contract section 11). */
+    readonly web_origins: readonly string[];
   }>;
 }
 
@@ -49,6 +52,7 @@ export function toClientListResponse(clients: readonly ClientEntity[]): ClientLi
       type: c.type,
       enabled: c.enabled,
       scopes: [...c.scopes],
+      web_origins: webOriginsOf(c),
     })),
   };
 }

@@ -183,6 +183,15 @@ function guestPaths(
           ],
         },
       ),
+      post: op(
+        'Get the chat platform’s authorize URL, for a page that opens it in a popup or a redirect (needs the flow cookie of a flow under way)',
+        none,
+        {
+          200: ok('the URL to open; its state binds the flow server-side', obj({ authorize_url: str() })),
+          ...pick(400, 403, 404, 413, 503),
+        },
+        { ...p, requestBody: body(obj(FLOW)) },
+      ),
     },
     '/t/{tenantId}/chat/callback': {
       get: op(

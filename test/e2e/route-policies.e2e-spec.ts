@@ -35,6 +35,7 @@ const EXPECTED = [
   'GET /t/:tenantId/.well-known/openid-configuration -> public',
   'GET /t/:tenantId/chat/callback -> public',
   'GET /t/:tenantId/chat/start -> public',
+  'POST /t/:tenantId/chat/start -> public',
   'POST /t/:tenantId/email/start -> public',
   'POST /t/:tenantId/email/verify -> public',
   'POST /t/:tenantId/guest -> public',

@@ -45,7 +45,14 @@ export async function addMember(
 export async function createClient(
   t: TestApp,
   tenantId: string,
-  client: { id: string; name: string; type?: ClientType; enabled?: boolean; scopes?: string[] },
+  client: {
+    id: string;
+    name: string;
+    type?: ClientType;
+    enabled?: boolean;
+    scopes?: string[];
+    webOrigins?: string[];
+  },
 ): Promise<void> {
   await t.app.get(ClientsRepository).insert({
     id: client.id,
@@ -55,6 +62,7 @@ export async function createClient(
     enabled: client.enabled ?? true,
     scopes: client.scopes ?? ['openid', 'profile'],
     redirectUris: ['https://game.example/callback'],
+    webOrigins: client.webOrigins ?? [],
     secretDigest: null,
   });
 }

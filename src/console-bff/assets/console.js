@@ -62,14 +62,21 @@
     if (clients.length === 0) return element('p', 'No clients yet.', 'empty');
     var table = element('table');
     var head = element('tr');
-    ['Client', 'Client ID', 'Type', 'Status', 'Scopes'].forEach(function (h) {
+    ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Web origins'].forEach(function (h) {
       head.appendChild(element('th', h));
     });
     table.appendChild(head);
     clients.forEach(function (c) {
       var row = element('tr');
       row.className = 'client';
-      [c.name, c.client_id, c.type, c.enabled ? 'enabled' : 'disabled', c.scopes.join(' ')].forEach(function (v) {
+      [
+        c.name,
+        c.client_id,
+        c.type,
+        c.enabled ? 'enabled' : 'disabled',
+        c.scopes.join(' '),
+        (c.web_origins || []).join(' '),
+      ].forEach(function (v) {
         row.appendChild(element('td', v));
       });
       table.appendChild(row);

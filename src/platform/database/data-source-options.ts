@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { AuditEvents1764000002000 } from '../../../migrations/1764000002000-audit-events';
 import { ChatPlatformApps1764000003000 } from '../../../migrations/1764000003000-chat-platform-apps';
+import { ClientWebOrigins1764000013000 } from '../../../migrations/1764000013000-client-web-origins';
 import { ControlPlaneCore1764000000000 } from '../../../migrations/1764000000000-control-plane-core';
 import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/1764000001000-sessions-memberships-consents';
 import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100-session-revoked-at';
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   AuditEvents1764000002000,
   ChatPlatformApps1764000003000,
   SessionRevokedAt1764000004100,
+  ClientWebOrigins1764000013000,
 ];
 
 /**

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REDIS, type RedisClient } from './redis.module';
+import { RedisScript } from './redis-script';
+
+// Compare-and-delete: a record is removed only by the writer that still owns it.
+const DESTROY_IF_EQUAL = new RedisScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
 
 /**
  * TTL-aware storage of one-time records (authorization codes, intents, proofs, pending sign-ins).
@@ -31,5 +37,10 @@ export class OneTimeStore {
 
   async destroy(key: string): Promise<boolean> {
     return (await this.redis.del(key)) > 0;
+  }
+
+  /** Deletes the record only while it still holds exactly `value` (as written by `put*`). */
+  async destroyIfEqual(key: string, value: unknown): Promise<boolean> {
+    return (await DESTROY_IF_EQUAL.run(this.redis, [key], [JSON.stringify(value)])) === 1;
   }
 }

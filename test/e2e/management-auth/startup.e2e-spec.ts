@@ -115,8 +115,46 @@ describe('admin CLI (compiled, as operators run it)', () => {
         'openid offline_access',
         '--redirect-uri',
         'https://play.acme.example/cb',
+        '--web-origins',
+        'https://Portal.example:443 http://127.0.0.1:3001',
       ),
-    ).toMatchObject({ code: 0, out: { client: { client_id: 'cli_acme', scopes: ['openid', 'offline_access'] } } });
+    ).toMatchObject({
+      code: 0,
+      out: {
+        client: {
+          client_id: 'cli_acme',
+          scopes: ['openid', 'offline_access'],
+          // Contract section 11: the redirect URI's origin plus the given ones, canonical.
+          web_origins: ['https://play.acme.example', 'https://portal.example', 'http://127.0.0.1:3001'],
+        },
+      },
+    });
+    const webOrigins = (type: string, origins: string) =>
+      run(
+        'client',
+        'create',
+        '--tenant',
+        'acme',
+        '--id',
+        'cli_wo',
+        '--name',
+        'x',
+        '--type',
+        type,
+        '--scopes',
+        '',
+        '--web-origins',
+        origins,
+      );
+    expect(JSON.parse(webOrigins('browser', 'https://play.example/game').err)).toEqual({
+      error: 'invalid_input',
+      message: '--web-origins: https://play.example/game is not an http(s) origin (scheme://host[:port])',
+    });
+    expect(webOrigins('browser', 'null').code).not.toBe(0);
+    expect(JSON.parse(webOrigins('native', 'https://play.example').err)).toEqual({
+      error: 'invalid_input',
+      message: '--web-origins is for browser clients only',
+    });
     expect(
       run(
         'client',

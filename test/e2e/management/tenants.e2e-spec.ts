@@ -31,6 +31,7 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
       name: 'Alpha Web',
       type: 'browser',
       scopes: ['openid', 'offline_access'],
+      webOrigins: ['https://play.alpha.example'],
     });
     await createClient(t, 'alpha-studio', {
       id: 'cli_alpha_android',
@@ -73,7 +74,7 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it("lists a tenant's clients with exactly the contract fields: no secret digest, no redirect URIs", async () => {
+  it("lists a tenant's clients with exactly the contract fields and web origins: no secret digest, no redirect URIs", async () => {
     const res = await get('/management/tenants/alpha-studio/clients', dev).expect(200);
     expect(res.body).toEqual({
       clients: [
@@ -83,11 +84,20 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
           type: 'browser',
           enabled: true,
           scopes: ['openid', 'offline_access'],
+          // Contract section 11: the redirect URI's origin, then the registered ones.
+          web_origins: ['https://game.example', 'https://play.alpha.example'],
         },
-        { client_id: 'cli_alpha_android', name: 'Alpha Android', type: 'native', enabled: false, scopes: ['openid'] },
+        {
+          client_id: 'cli_alpha_android',
+          name: 'Alpha Android',
+          type: 'native',
+          enabled: false,
+          scopes: ['openid'],
+          web_origins: [],
+        },
       ].sort((a, b) => a.name.localeCompare(b.name)),
     });
-    expect(res.text).not.toMatch(/secret|redirect/i);
+    expect(res.text).not.toMatch(/secret|redirect|callback/i);
   });
 
   describe('tenant membership rule: 403 forbidden, existence never revealed', () => {

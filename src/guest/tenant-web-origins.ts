@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { ClientsRepository } from '../directory/clients.repository';
+import { webOriginsOf } from '../directory/web-origins';
+
+/** How long a tenant's web origins read from PostgreSQL are trusted, as for client rows. */
+const WEB_ORIGINS_TTL_MS = 5_000;
+
+interface TenantOrigins {
+  /** Web origins of each enabled browser client. */
+  readonly byClient: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The union: a preflight names no client (contract section 11). */
+  readonly any: ReadonlySet<string>;
+}
+
+const NONE: TenantOrigins = { byClient: new Map(), any: new Set() };
+
+/**
+ * The web origins of the enabled browser clients of an active customer tenant (contract section
+ * 11), read in one query and cached for a few seconds so CORS costs no database round trip on the
+ * hot path; a disabled client or a deactivated tenant stops answering CORS within
+ * WEB_ORIGINS_TTL_MS. Only active tenants are cached, so random tenant ids cannot flush the
+ * cache. A database failure on a miss propagates (503).
+ */
+@Injectable()
+export class TenantWebOrigins {
+  private readonly tenants = new LRUCache<string, TenantOrigins>({ max: 1_000, ttl: WEB_ORIGINS_TTL_MS });
+
+  constructor(private readonly clients: ClientsRepository) {}
+
+  /** Whether `origin` is a web origin of the named enabled browser client of the active tenant. */
+  async isWebOriginOfClient(tenantId: string, clientId: string, origin: string): Promise<boolean> {
+    return (await this.of(tenantId)).byClient.get(clientId)?.has(origin) ?? false;
+  }
+
+  /** Whether `origin` is a web origin of any enabled browser client of the active tenant. */
+  async isWebOriginOfTenant(tenantId: string, origin: string): Promise<boolean> {
+    return (await this.of(tenantId)).any.has(origin);
+  }
+
+  private async of(tenantId: string): Promise<TenantOrigins> {
+    const cached = this.tenants.get(tenantId);
+    if (cached) return cached;
+    const clients = await this.clients.browserClientsOfActiveTenant(tenantId);
+    if (clients === null) return NONE;
+    const byClient = new Map(clients.map((c) => [c.id, new Set(webOriginsOf(c))] as const));
+    const origins: TenantOrigins = { byClient, any: new Set([...byClient.values()].flatMap((s) => [...s])) };
+    this.tenants.set(tenantId, origins);
+    return origins;
+  }
+}

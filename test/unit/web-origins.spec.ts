@@ -1,0 +1,39 @@
+import { canonicalWebOrigin, webOriginsOf } from '../../src/directory/web-origins';
+
+describe('web origins (contract section 11)', () => {
+  it.each([
+    ['https://play.example', 'https://play.example'],
+    ['https://Play.Example/', 'https://play.example'],
+    ['https://play.example:443', 'https://play.example'],
+    ['http://127.0.0.1:3001', 'http://127.0.0.1:3001'],
+    ['https://portal.example:8443', 'https://portal.example:8443'],
+  ])('canonicalises %s to %s, the form browsers send', (given, origin) => {
+    expect(canonicalWebOrigin(given)).toBe(origin);
+  });
+
+  it.each([
+    'play.example',
+    'ftp://play.example',
+    'javascript:alert(1)',
+    'https://play.example/game',
+    'https://play.example?x=1',
+    'https://play.example#x',
+    'https://user@play.example',
+    'https://play.example\\@evil.example',
+    'https://',
+    'null',
+    '*',
+  ])('refuses %s', (given) => {
+    expect(canonicalWebOrigin(given)).toBeNull();
+  });
+
+  it('are the redirect URIs’ origins plus the registered ones, once each, for browser clients only', () => {
+    const redirectUris = ['https://play.example/auth', 'https://play.example/other', 'http://127.0.0.1:3001/'];
+    expect(webOriginsOf({ type: 'browser', redirectUris, webOrigins: ['https://portal.example'] })).toEqual([
+      'https://play.example',
+      'http://127.0.0.1:3001',
+      'https://portal.example',
+    ]);
+    expect(webOriginsOf({ type: 'native', redirectUris, webOrigins: [] })).toEqual([]);
+  });
+});
