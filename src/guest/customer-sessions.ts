@@ -58,22 +58,23 @@ export class CustomerSessions {
   /** The live session in Redis and its tokens, for a session whose row is already written. */
   async activate(client: ClientEntity, userId: string, sessionId: string, grant: string): Promise<CustomerTokenSet> {
     const scope = grantedScope(client);
+    // Only guest creation starts a guest's session: sign-in and upgrade start a full account's.
+    const guest = grant === 'guest';
     const created = await this.sessions.create(
-      { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '' },
+      { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
       CUSTOMER_SESSION_TTL_SECONDS,
     );
     if (!created.created) throw new DependencyUnavailableError('redis');
-    return this.tokenSet(client, userId, sessionId, scope, created.refreshToken, grant);
+    return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);
   }
 
   async tokenSet(
     client: ClientEntity,
-    userId: string,
-    sessionId: string,
-    scope: string,
+    session: { userId: string; sessionId: string; scope: string; guest: boolean },
     refreshToken: string,
     grant: string,
   ): Promise<CustomerTokenSet> {
+    const { userId, sessionId, scope, guest } = session;
     const scopes = scope.split(' ');
     const access = await this.tokens.issueAccess({
       tenantId: client.tenantId,
@@ -81,9 +82,10 @@ export class CustomerSessions {
       sessionId,
       clientId: client.id,
       scope,
+      guest,
     });
     const idToken = scopes.includes('openid')
-      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId })
+      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
       : undefined;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });
     return {

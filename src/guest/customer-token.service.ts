@@ -5,6 +5,7 @@ import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
 import { CustomerTokens } from './customer-tokens';
+import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
 
 /** `POST /t/{tenantId}/token` (rotating refresh, replay revokes) and `revoke` (RFC 7009). */
@@ -19,6 +20,7 @@ export class CustomerTokenService {
     private readonly customerSessions: CustomerSessions,
     private readonly tokens: CustomerTokens,
     private readonly metrics: MetricsService,
+    private readonly accounts: GuestAccountsRepository,
   ) {}
 
   async refresh(
@@ -44,11 +46,11 @@ export class CustomerTokenService {
       throw new AppError('invalid_grant');
     }
     const s = rotated.session;
+    // A session written before sessions recorded it: whether its subject is still a guest.
+    const guest = s.guest ?? (await this.accounts.isActiveGuest(tenantId, s.userId));
     return this.customerSessions.tokenSet(
       client,
-      s.userId,
-      s.sessionId,
-      s.scope,
+      { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
       rotated.refreshToken,
       'refresh_token',
     );

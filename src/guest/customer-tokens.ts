@@ -41,6 +41,7 @@ export class CustomerTokens {
     sessionId: string;
     clientId: string;
     scope: string;
+    guest: boolean;
   }): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.guestAccessToken;
@@ -55,12 +56,20 @@ export class CustomerTokens {
       sid: input.sessionId,
       scope: input.scope,
       token_use: 'access',
+      // Contract section 11: tells a game server whether the player is still a guest.
+      guest: input.guest,
     });
     return { token, expiresIn };
   }
 
   /** OpenID Connect ID token, only for clients allowed the `openid` scope. */
-  issueId(input: { tenantId: string; userId: string; clientId: string; sessionId: string }): Promise<string> {
+  issueId(input: {
+    tenantId: string;
+    userId: string;
+    clientId: string;
+    sessionId: string;
+    guest: boolean;
+  }): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     return this.keys.sign('ES256', 'JWT', {
       iss: tenantIssuer(this.config, input.tenantId),
@@ -70,6 +79,7 @@ export class CustomerTokens {
       exp: now + this.config.ttl.guestAccessToken,
       auth_time: now,
       sid: input.sessionId,
+      guest: input.guest,
     });
   }
 

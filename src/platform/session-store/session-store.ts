@@ -7,7 +7,7 @@ import { RedisScript } from '../redis/redis-script';
 /**
  * The authoritative store of live sessions, for the control plane and customer tenants alike.
  *
- * Layout: `s:{sid}`, a hash `tid uid cid scope email gen [upg] [revoked]`.
+ * Layout: `s:{sid}`, a hash `tid uid cid scope email gen [guest] [upg] [revoked]`.
  *
  * A refresh token is `<sid>.<gen>.<mac>`: the session's generation when it was issued and an HMAC
  * of both under the privacy key. Every rotation raises `gen` by one. Presenting a genuine token
@@ -30,6 +30,12 @@ export interface SessionView {
   readonly clientId: string;
   readonly scope: string;
   readonly email: string;
+  /**
+   * Customer sessions: whether the subject was a guest when the session began. It stays so for
+   * the session's life, because an upgrade replaces the session (spec 4.3 rule 4). Undefined for
+   * sessions written before the field existed.
+   */
+  readonly guest?: boolean;
 }
 
 export type RotateResult =
@@ -42,22 +48,23 @@ export type SupersededCheck = (sessionId: string) => Promise<boolean>;
 const CREATE = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', ARGV[5], 'gen', '0')
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'guest', ARGV[7]) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
-// Returns {status, tid, uid, cid, scope, email, gen}. A token of another realm or client is
+// Returns {status, tid, uid, cid, scope, email, gen, guest}. A token of another realm or client is
 // 'invalid' before anything changes. Compare-and-swap on the generation makes concurrent use of
 // one refresh token yield exactly one 'ok'; the others present an older generation: a replay.
 // ARGV[4] = '1' once the caller has checked an upgrade mark against PostgreSQL.
 const ROTATE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest')
 if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
 local gen = tonumber(s[1])
 local presented = tonumber(ARGV[1])
 if presented == gen then
   if s[8] and ARGV[4] ~= '1' then return {'marked'} end
   redis.call('HSET', KEYS[1], 'gen', gen + 1)
-  return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen + 1)}
+  return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen + 1), s[9] or ''}
 end
 if presented < gen then
   redis.call('DEL', KEYS[1])
@@ -111,7 +118,15 @@ export class SessionStore {
     const created = await CREATE.run(
       this.redis,
       [key(session.sessionId)],
-      [session.tenantId, session.userId, session.clientId, session.scope, session.email, String(ttlSeconds)],
+      [
+        session.tenantId,
+        session.userId,
+        session.clientId,
+        session.scope,
+        session.email,
+        String(ttlSeconds),
+        session.guest === undefined ? '' : session.guest ? '1' : '0',
+      ],
     );
     return created === 1 ? { created: true, refreshToken: this.token(session.sessionId, 0) } : { created: false };
   }
@@ -156,7 +171,7 @@ export class SessionStore {
       }
       reply = await run(true);
     }
-    const [status, tid, uid, cid, scope, email, gen] = reply;
+    const [status, tid, uid, cid, scope, email, gen, guest] = reply;
     if (status === 'ok' && tid && uid && cid && gen) {
       return {
         outcome: 'rotated',
@@ -167,6 +182,7 @@ export class SessionStore {
           clientId: cid,
           scope: scope ?? '',
           email: email ?? '',
+          ...(guest === '1' || guest === '0' ? { guest: guest === '1' } : {}),
         },
         refreshToken: this.token(parsed.sessionId, Number(gen)),
       };
