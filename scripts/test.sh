@@ -17,6 +17,8 @@ echo "== type-check" >&2
 npm run --silent typecheck
 echo "== build" >&2
 npm run --silent build
+echo "== build the guest SDK package (sdk/: ESM and type declarations)" >&2
+npm run --silent build:sdk
 echo "== unit" >&2
 npx jest --config test/jest.unit.config.js
 echo "== e2e" >&2

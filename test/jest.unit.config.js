@@ -3,4 +3,6 @@ module.exports = {
   testMatch: ['<rootDir>/test/unit/**/*.spec.ts'],
   transform: { '^.+\\.ts$': require('./jest.transform.js') },
   testEnvironment: 'node',
+  // The SDK is ESM source: its relative imports name the emitted .js files.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };

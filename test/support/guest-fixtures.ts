@@ -1,8 +1,9 @@
 import { ChatPlatformAppsRepository } from '../../src/directory/chat-platform-apps.repository';
 import { ClientsRepository } from '../../src/directory/clients.repository';
 import { TenantsRepository } from '../../src/directory/tenants.repository';
-import { GuestClient } from '../../src/sdk/guest-client';
-import { MemorySecureStorage } from '../../src/sdk/secure-storage';
+import { GuestClient } from '../../sdk/src/guest-client';
+import { MemoryCookieJar } from '../../sdk/src/cookie-jar';
+import { MemorySecureStorage } from '../../sdk/src/secure-storage';
 import { FakeChatPlatform } from './fake-chat-platform';
 import { startTestApp, type TestApp } from './test-app';
 
@@ -65,6 +66,7 @@ export async function startGuestWorld(overrides: Record<string, string> = {}): P
         tenantId: opts.tenantId ?? 'acme',
         clientId: opts.clientId ?? 'cli_game',
         storage: new MemorySecureStorage(),
+        cookies: new MemoryCookieJar(),
         ...(opts.browserFlowId ? { browserFlowId: opts.browserFlowId } : {}),
       }),
     async close() {

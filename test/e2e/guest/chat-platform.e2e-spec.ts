@@ -1,4 +1,4 @@
-import { GuestApiError, GuestClient } from '../../../src/sdk/guest-client';
+import { GuestApiError, GuestClient } from '../../../sdk/src/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 describe('chat-platform proofs and upgrade (Discord-compatible provider over HTTP)', () => {

@@ -1,4 +1,4 @@
-import type { GuestClient } from '../../../src/sdk/guest-client';
+import type { GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { startTestApp } from '../../support/test-app';
 

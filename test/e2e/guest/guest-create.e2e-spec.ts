@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { GuestApiError } from '../../../src/sdk/guest-client';
+import { GuestApiError } from '../../../sdk/src/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 describe('POST /t/{tenantId}/guest', () => {

@@ -1,4 +1,4 @@
-import { GuestApiError } from '../../../src/sdk/guest-client';
+import { GuestApiError } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 const status = (p: Promise<unknown>): Promise<number | string> =>

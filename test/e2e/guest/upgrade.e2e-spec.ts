@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { GuestApiError, type GuestClient } from '../../../src/sdk/guest-client';
+import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 const status = (p: Promise<unknown>): Promise<number | string> =>

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { GuestClient } from '../../../src/sdk/guest-client';
+import type { GuestClient } from '../../../sdk/src/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { stateSnapshot } from '../../support/hostile-input';
 

@@ -1,8 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import type { SecureStorage } from './secure-storage';
+import type { CookieJar } from './cookie-jar.js';
+import type { SecureStorage } from './secure-storage.js';
 
-/** A typed client of the guest API (contract section 6), for games and apps. */
+/**
+ * A typed client of the guest API (contract sections 6 and 11) that runs unchanged in browsers
+ * (fetch with `credentials: 'include'`, Web Crypto, no Node built-ins) and in Node or native
+ * shells (an explicit cookie jar; refresh tokens only through a SecureStorage adapter).
+ */
 
+/** The token set of guest creation, sign-in, upgrade and refresh (the service's CustomerTokenSet). */
 export interface TokenSet {
   readonly access_token: string;
   readonly token_type: 'Bearer';
@@ -44,24 +49,48 @@ export class GuestApiError extends Error {
 }
 
 export interface GuestClientOptions {
-  /** The service's AUTH_ORIGIN. */
+  /** The service's AUTH_ORIGIN, e.g. `https://auth.example`. */
   readonly baseUrl: string;
   readonly tenantId: string;
   readonly clientId: string;
-  /** Required to keep refresh tokens (native clients with offline_access). */
+  /** Where refresh tokens are kept; without it none is kept and `refresh()` cannot work. */
   readonly storage?: SecureStorage;
-  /** Reuse a browser flow; a new one is made otherwise. */
+  /**
+   * Outside a browser: the jar that keeps the flow cookie. In a browser leave it out: the browser
+   * keeps the cookie (partitioned for a cross-site page) and sends it with `credentials: 'include'`.
+   */
+  readonly cookies?: CookieJar;
+  /** Continue a flow (after a redirect or a reload); a new one is made otherwise. */
   readonly browserFlowId?: string;
   readonly fetch?: typeof fetch;
 }
 
+/** A fresh `flw_` id from Web Crypto: 18 random bytes, base64url (contract section 2). */
+export function newBrowserFlowId(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(18));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return `flw_${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
+
+/** The unverified payload of a JWT this client received over TLS from the service. */
+function claimsOf(jwt: string): Record<string, unknown> {
+  const part = jwt.split('.')[1] ?? '';
+  try {
+    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = Uint8Array.from(json, (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 export class GuestClient {
   readonly browserFlowId: string;
-  private readonly cookies = new Map<string, string>();
-  private session: { accessToken: string; sessionId: string; userId: string } | null = null;
+  private session: { accessToken: string; sessionId: string; userId: string; guest: boolean } | null = null;
 
   constructor(private readonly opts: GuestClientOptions) {
-    this.browserFlowId = opts.browserFlowId ?? `flw_${randomBytes(18).toString('base64url')}`;
+    this.browserFlowId = opts.browserFlowId ?? newBrowserFlowId();
   }
 
   get accessToken(): string | null {
@@ -76,14 +105,19 @@ export class GuestClient {
     return this.session?.sessionId ?? null;
   }
 
-  /** The flow cookie this client holds, as a browser would (for tests and diagnostics). */
+  /** The token's `guest` claim: true until the player attaches a credential or signs in. */
+  get isGuest(): boolean | null {
+    return this.session?.guest ?? null;
+  }
+
+  /** The flow cookie in the jar (Node and native shells; a browser never shows it to scripts). */
   flowCookie(): string | undefined {
-    return this.cookies.get(`__Host-svc_flow_${this.browserFlowId}`);
+    return this.opts.cookies?.get(`__Host-svc_flow_${this.browserFlowId}`);
   }
 
   async createGuest(): Promise<GuestCreated> {
     const created = await this.post<GuestCreated>('guest', this.flowBody());
-    await this.keep(created.user_id, created);
+    await this.keep(created);
     return created;
   }
 
@@ -95,10 +129,18 @@ export class GuestClient {
     return this.post('email/verify', { ...this.flowBody(), email, code });
   }
 
-  /** The URL a browser opens to prove a chat-platform account. */
+  /** The URL a top-level navigation opens to prove a chat-platform account (`GET chat/start`). */
   chatStartUrl(): string {
     const q = new URLSearchParams(this.flowBody());
     return `${this.opts.baseUrl}/t/${this.opts.tenantId}/chat/start?${q.toString()}`;
+  }
+
+  /**
+   * The platform's authorize URL for a page that opens it in a popup or a redirect
+   * (`POST chat/start`); the flow must be under way (after `createGuest`).
+   */
+  async chatAuthorizeUrl(): Promise<string> {
+    return (await this.post<{ authorize_url: string }>('chat/start', this.flowBody())).authorize_url;
   }
 
   /**
@@ -127,7 +169,7 @@ export class GuestClient {
 
   async upgrade(proofId: string): Promise<Upgraded> {
     const upgraded = await this.post<Upgraded>('guest/upgrade', { ...this.flowBody(), proof_id: proofId }, true);
-    await this.keep(upgraded.user_id, upgraded);
+    await this.keep(upgraded);
     return upgraded;
   }
 
@@ -136,7 +178,7 @@ export class GuestClient {
       ...this.flowBody(),
       proof_id: proofId,
     });
-    await this.keep(signedIn.user_id, signedIn);
+    await this.keep(signedIn);
     return signedIn;
   }
 
@@ -153,7 +195,7 @@ export class GuestClient {
         refresh_token: refreshToken,
         client_id: this.opts.clientId,
       });
-      await this.keep(this.session?.userId ?? '', tokens);
+      await this.keep(tokens);
       return tokens;
     } catch (err) {
       if (err instanceof GuestApiError && err.code === 'invalid_grant') {
@@ -180,25 +222,31 @@ export class GuestClient {
     return `svc-auth:${this.opts.tenantId}:${this.opts.clientId}:refresh_token`;
   }
 
-  private async keep(userId: string, tokens: TokenSet): Promise<void> {
-    this.session = { accessToken: tokens.access_token, sessionId: tokens.session_id, userId };
+  private async keep(tokens: TokenSet): Promise<void> {
+    const claims = claimsOf(tokens.access_token);
+    this.session = {
+      accessToken: tokens.access_token,
+      sessionId: tokens.session_id,
+      userId: typeof claims.sub === 'string' ? claims.sub : '',
+      guest: claims.guest === true,
+    };
     if (tokens.refresh_token && this.opts.storage) await this.opts.storage.set(this.storageKey(), tokens.refresh_token);
   }
 
   private async post<T>(path: string, body: Record<string, string>, bearer = false): Promise<T> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (bearer && this.session) headers.Authorization = `Bearer ${this.session.accessToken}`;
-    if (this.cookies.size > 0) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await (this.opts.fetch ?? fetch)(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
+    const jar = this.opts.cookies;
+    const cookie = jar?.header();
+    if (cookie !== undefined) headers.Cookie = cookie;
+    const res = await (this.opts.fetch ?? globalThis.fetch)(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
+      // A browser sends and keeps the flow cookie itself; with a jar, this client does.
+      credentials: jar ? 'omit' : 'include',
     });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair?.indexOf('=') ?? -1;
-      if (pair && eq > 0) this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
+    if (jar) jar.store(res.headers.getSetCookie());
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok) {
       const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);

@@ -1,0 +1,7 @@
+// The package's entry point: everything a game imports.
+export { GuestApiError, GuestClient } from './guest-client.js';
+export type { GuestClientOptions, GuestCreated, Proof, TokenSet, Upgraded } from './guest-client.js';
+export { MemoryCookieJar } from './cookie-jar.js';
+export type { CookieJar } from './cookie-jar.js';
+export { MemorySecureStorage, webStorage } from './secure-storage.js';
+export type { SecureStorage } from './secure-storage.js';

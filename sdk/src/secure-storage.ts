@@ -1,0 +1,47 @@
+/**
+ * Where refresh tokens are kept (spec 4.3 rule 4): the platform keystore in a native game
+ * (Keychain, Android Keystore, a console's secure save area). The client never keeps a refresh
+ * token anywhere else.
+ */
+export interface SecureStorage {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** For tests and short-lived tools only: a process-memory store. */
+export class MemorySecureStorage implements SecureStorage {
+  private readonly values = new Map<string, string>();
+
+  get(key: string): Promise<string | null> {
+    return Promise.resolve(this.values.get(key) ?? null);
+  }
+
+  set(key: string, value: string): Promise<void> {
+    this.values.set(key, value);
+    return Promise.resolve();
+  }
+
+  delete(key: string): Promise<void> {
+    this.values.delete(key);
+    return Promise.resolve();
+  }
+}
+
+/**
+ * A browser has no keystore. This adapter keeps the refresh token in Web Storage
+ * (`localStorage` to survive a reload and a restart, `sessionStorage` for one tab), where any
+ * script of the page's origin can read it: use it only on a page whose Content-Security-Policy
+ * admits no third-party script, or keep no refresh token at all (omit `storage`).
+ */
+export function webStorage(storage: {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}): SecureStorage {
+  return {
+    get: (key) => Promise.resolve(storage.getItem(key)),
+    set: (key, value) => Promise.resolve(storage.setItem(key, value)),
+    delete: (key) => Promise.resolve(storage.removeItem(key)),
+  };
+}
