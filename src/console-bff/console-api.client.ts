@@ -1,5 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { custom, errors, generators, Issuer, type BaseClient, type TokenSet } from 'openid-client';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import {
+  custom,
+  errors,
+  generators,
+  Issuer,
+  type BaseClient,
+  type CustomHttpOptionsProvider,
+  type TokenSet,
+} from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DependencyUnavailableError } from '../errors/app-error';
 
@@ -16,8 +26,10 @@ export interface TokenGrant {
 
 /**
  * How a grant ended. `rejected` means the API answered 400/401 (or a protocol check failed):
- * the grant will never work, so the console session must go (spec 3, 7.1). `unavailable` is a
- * transient failure: timeouts, refused connections, 5xx. The session is kept (spec 3).
+ * the grant will never work, so the console session must go (spec 3, 7.1). `unavailable` is
+ * everything else: timeouts, refused connections, and any other status (403, 404, 408, 429, 5xx),
+ * which a proxy, a load balancer or a rate limit in front of the API can answer while the grant
+ * is fine. The session is kept (spec 3, contract section 10).
  */
 export type GrantOutcome =
   | { readonly kind: 'granted'; readonly grant: TokenGrant }
@@ -44,10 +56,10 @@ export interface CallbackParams {
  * services in-process. Discovery is lazy and retried after a failure, so the BFF starts even
  * while the API is away and answers 503 until it is back.
  *
- * Why discovery "as is": when AUTH_INTERNAL_URL differs from AUTH_ORIGIN, the discovered
- * authorization and token endpoints still name AUTH_ORIGIN. The authorize URL must be public
- * anyway (the browser goes there); the token endpoint then has to be reachable from the BFF at
- * its public address too. Resource calls (current, revoke, proxy) use AUTH_INTERNAL_URL.
+ * AUTH_INTERNAL_URL (contract section 10): discovery, the token endpoint, revoke-session and the
+ * resource calls all go there, with the auth host's name in `Host`, so host routing serves them
+ * as calls to the auth host whatever address the BFF reaches the API at. The authorize URL stays
+ * public: the browser goes there.
  */
 @Injectable()
 export class ConsoleApiClient {
@@ -125,6 +137,37 @@ export class ConsoleApiClient {
     }
   }
 
+  /**
+   * `POST /management-auth/revoke-session` with the console client's credentials and the stored
+   * session id (spec 2.2, 4.2): sign-out needs neither a fresh bearer nor a refresh. Resolves with
+   * the status; throws DependencyUnavailableError on transport failure.
+   */
+  async revokeSession(sessionId: string, requestId: string | undefined): Promise<number> {
+    const url = new URL('/management-auth/revoke-session', this.config.authInternalUrl);
+    const body = JSON.stringify({ session_id: sessionId });
+    const headers: Record<string, string> = {
+      Host: new URL(this.config.authOrigin).host,
+      Authorization: basicCredentials(this.config.consoleClientId, this.config.consoleClientSecret),
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      Accept: 'application/json',
+    };
+    if (requestId) headers['X-Request-Id'] = requestId;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<number>((resolve, reject) => {
+      const req = send(url, { method: 'POST', headers, timeout: this.config.dependencyTimeoutMs }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 502));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('revoke-session timed out')));
+      req.on('error', reject);
+      req.end(body);
+    }).catch((err: unknown) => {
+      throw new DependencyUnavailableError('console-api', err);
+    });
+  }
+
   private async grant(run: (client: BaseClient) => Promise<TokenSet>): Promise<GrantOutcome> {
     let tokens: TokenSet;
     try {
@@ -151,18 +194,7 @@ export class ConsoleApiClient {
   }
 
   private async discovered(): Promise<BaseClient> {
-    this.client ??= Issuer.discover(
-      `${this.config.authInternalUrl}/t/control-plane/.well-known/openid-configuration`,
-    ).then(
-      (issuer) =>
-        new issuer.Client({
-          client_id: this.config.consoleClientId,
-          client_secret: this.config.consoleClientSecret,
-          redirect_uris: [this.redirectUri],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'client_secret_basic',
-        }),
-    );
+    this.client ??= this.discover();
     try {
       return await this.client;
     } catch (err) {
@@ -172,20 +204,51 @@ export class ConsoleApiClient {
       throw new DependencyUnavailableError('console-api', err);
     }
   }
+
+  private async discover(): Promise<BaseClient> {
+    const internal = new URL(this.config.authInternalUrl).origin;
+    const authHost = new URL(this.config.authOrigin).host;
+    const toAuthHost: CustomHttpOptionsProvider = (url, options) =>
+      url.origin === internal ? { ...options, headers: { ...options.headers, host: authHost } } : options;
+    // A subclass, so the hook applies to this discovery only and not to every Issuer in the process.
+    const Discovering = class extends Issuer {};
+    Discovering[custom.http_options] = toAuthHost;
+    const discovered = await Discovering.discover(`${internal}/t/control-plane/.well-known/openid-configuration`);
+    // The document names the public token endpoint; the BFF sends its grants to the internal one.
+    const tokenEndpoint = discovered.metadata.token_endpoint?.replace(this.config.authOrigin, internal);
+    const issuer = new Issuer({ ...discovered.metadata, token_endpoint: tokenEndpoint });
+    const client = new issuer.Client({
+      client_id: this.config.consoleClientId,
+      client_secret: this.config.consoleClientSecret,
+      redirect_uris: [this.redirectUri],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    client[custom.http_options] = toAuthHost;
+    return client;
+  }
+}
+
+/** RFC 6749 section 2.3.1: both halves form-URL-encoded before base64. */
+function basicCredentials(id: string, secret: string): string {
+  const encode = (v: string): string => encodeURIComponent(v).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
 }
 
 function classify(err: unknown): GrantOutcome {
   if (err instanceof DependencyUnavailableError) return { kind: 'unavailable', reason: 'discovery failed' };
-  if (err instanceof errors.OPError) {
-    const status = err.response?.statusCode;
-    // An error answer of the API (400 invalid_grant, 401 invalid_client) or an error returned
-    // to the callback is final; a 5xx is the API being unwell.
-    if (status !== undefined && status >= 500) return { kind: 'unavailable', reason: `API answered ${status}` };
-    return { kind: 'rejected', reason: err.error ?? 'error' };
+  // The status the token endpoint answered, when it answered at all.
+  const status = (err as { response?: { statusCode?: number } } | null)?.response?.statusCode;
+  if (status !== undefined && status !== 200) {
+    // Spec 3 and 7.1: only 400 (invalid_grant) and 401 (invalid_client) are final.
+    return status === 400 || status === 401
+      ? { kind: 'rejected', reason: err instanceof errors.OPError ? (err.error ?? 'error') : `API answered ${status}` }
+      : { kind: 'unavailable', reason: `API answered ${status}` };
   }
+  // Without an error status: an error returned to the callback, or a failed protocol check of
+  // openid-client (state, iss, a malformed answer), is final; its own request timeout is not.
+  if (err instanceof errors.OPError) return { kind: 'rejected', reason: err.error ?? 'error' };
   if (err instanceof errors.RPError) {
-    // openid-client reports its own request timeout as an RPError; every other RPError is a
-    // failed protocol check (state, iss, missing code).
     if (/timed out/.test(err.message)) return { kind: 'unavailable', reason: err.message };
     return { kind: 'rejected', reason: err.message };
   }

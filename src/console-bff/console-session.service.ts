@@ -76,7 +76,8 @@ export class ConsoleSessionService {
 
   /**
    * A call to the API with the session's bearer (spec 4.1). Upstream 401 drops the session
-   * (spec 3, 7.1); upstream 5xx or no answer keeps it and gives 503 (spec 3).
+   * (spec 3, 7.1). Upstream 408, 429, 5xx or no answer keep it and give 503 (spec 3, contract
+   * section 10); 403 and 404 are the API's answer about the resource and go to the browser.
    */
   async callApi(
     session: ConsoleSession,
@@ -94,25 +95,22 @@ export class ConsoleSessionService {
       this.logger.warn({ path }, 'API refused the console bearer; console session dropped');
       throw new ConsoleSessionEndedError();
     }
-    if (res.status >= 500)
+    if (res.status >= 500 || res.status === 408 || res.status === 429)
       throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
     return res;
   }
 
   /**
-   * Sign-out (spec 3): revokes the control-plane session at the API, then clears the record.
-   * When the API cannot be reached the session is kept and the answer is 503, never a sign-out
-   * reported as done while the control-plane session still lives; the user can retry.
-   * A session the API already considers dead (401, or a refresh refused) counts as signed out.
+   * Sign-out (spec 2.2, 3): `revoke-session` with the stored session id and the console client's
+   * credentials, then the record is cleared. No bearer is needed, so an expired access token
+   * costs no refresh. Unless the API confirms (200, `revoked` true, or false for a session it
+   * already ended), the session is kept and the answer is 503: a sign-out is never reported as
+   * done while the control-plane session may still live; the user can retry.
    */
   async signOut(session: ConsoleSession, requestId: string | undefined): Promise<void> {
-    try {
-      const res = await this.callApi(session, 'POST', '/management-auth/revoke', requestId);
-      if (res.status !== 200)
-        throw new DependencyUnavailableError('console-api', new Error(`revoke answered ${res.status}`));
-    } catch (err) {
-      if (!(err instanceof ConsoleSessionEndedError)) throw err;
-    }
+    const status = await this.api.revokeSession(session.session.sessionId, requestId);
+    if (status !== 200)
+      throw new DependencyUnavailableError('console-api', new Error(`revoke-session answered ${status}`));
     await this.store.destroy(session.sessionHandle);
   }
 

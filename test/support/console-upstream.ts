@@ -15,13 +15,16 @@ export interface SeenRequest {
  * The suite's AUTH_ORIGIN names this hop, so everything the BFF sends to the API (discovery,
  * token grants, resource calls) passes here; the Host header is kept, so the service still
  * sees its auth host. `pass` forwards, `fail-503` answers 503 as an unwell API would, `reset`
- * drops the connection as an unreachable one would. Extra headers can be added to the API's
+ * drops the connection as an unreachable one would; `answer` gives one path a status of its
+ * choosing, as a proxy or load balancer in front of the API might. Extra headers can be added to the API's
  * answers, to prove what the BFF does not relay.
  */
 export class UpstreamSwitch {
   mode: UpstreamMode = 'pass';
   target = 0;
   extraResponseHeaders: Record<string, string> = {};
+  /** Requests whose path starts with `prefix` get this answer instead of being forwarded. */
+  answer: { prefix: string; status: number; body: string } | null = null;
   readonly seen: SeenRequest[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -45,6 +48,11 @@ export class UpstreamSwitch {
     const server = createServer((req, res) => {
       const sw = ref.sw as UpstreamSwitch;
       sw.seen.push({ method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers } });
+      if (sw.answer && req.url?.startsWith(sw.answer.prefix)) {
+        const { status, body } = sw.answer;
+        res.writeHead(status, { 'Content-Type': body.startsWith('{') ? 'application/json' : 'text/html' }).end(body);
+        return;
+      }
       if (sw.mode === 'reset') {
         req.socket.destroy();
         return;
