@@ -30,7 +30,6 @@ export class ConsoleAuthController {
   @UsePolicy('origin:console')
   async start(@Res() res: Response): Promise<void> {
     const { location, flowCookie } = await this.signIn.start();
-    res.setHeader('Cache-Control', 'no-store');
     // Lax: the callback arrives as a top-level navigation from the auth host, a cross-site hop.
     setHostCookie(res, CONSOLE_FLOW_COOKIE, flowCookie, PENDING_SIGN_IN_TTL_SECONDS, 'lax');
     res.redirect(303, location);
@@ -49,7 +48,6 @@ export class ConsoleAuthController {
       if (typeof value === 'string') params[name] = value;
     }
     const outcome = await this.signIn.callback(readCookie(req.headers.cookie, CONSOLE_FLOW_COOKIE), params);
-    res.setHeader('Cache-Control', 'no-store');
     expireHostCookie(res, CONSOLE_FLOW_COOKIE, 'lax');
     if (outcome.kind === 'failed') {
       res.redirect(303, `/?error=${outcome.error}`);
@@ -65,7 +63,6 @@ export class ConsoleAuthController {
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ user: ManagementUser }> {
-    res.setHeader('Cache-Control', 'no-store');
     return this.sessions.currentUser(session, requestIdOf(res));
   }
 
@@ -77,7 +74,6 @@ export class ConsoleAuthController {
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    res.setHeader('Cache-Control', 'no-store');
     await this.sessions.signOut(session, requestIdOf(res));
     expireHostCookie(res, CONSOLE_COOKIE, 'strict');
   }

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors/app-error';
+import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 
 const asset = (name: string, type: string) => ({ type, body: readFileSync(join(__dirname, 'assets', name)) });
@@ -24,15 +25,14 @@ const ASSETS = {
 export class ConsolePageController {
   @Get()
   page(@Res() res: Response): void {
-    res.setHeader('Cache-Control', 'no-store');
     res.type(PAGE.type).send(PAGE.body);
   }
 
   @Get('assets/:name')
+  @UseCachePolicy('no-cache')
   asset(@Param('name') name: string, @Res() res: Response): void {
     const found = Object.hasOwn(ASSETS, name) ? ASSETS[name as keyof typeof ASSETS] : undefined;
     if (!found) throw new AppError('not_found');
-    res.setHeader('Cache-Control', 'no-cache');
     res.type(found.type).send(found.body);
   }
 }

@@ -58,7 +58,6 @@ export class ManagementProxyController {
       const value = upstream.headers[name];
       if (typeof value === 'string') res.setHeader(name, value);
     }
-    res.setHeader('Cache-Control', 'no-store');
     res.status(upstream.status).end(upstream.body);
   }
 }

@@ -66,7 +66,6 @@ export interface WithFlowCookie<T> {
  * that page's partition; any other gets `SameSite=Lax` (contract section 11).
  */
 export function sendWithFlowCookie<T>(res: Response, result: WithFlowCookie<T>): T {
-  res.setHeader('Cache-Control', 'no-store');
   const cookie = result.newFlowCookie;
   if (cookie) {
     setHostCookie(res, flowCookieName(cookie.flowId), cookie.value, BROWSER_FLOW_TTL_SECONDS, cookie.sameSite);

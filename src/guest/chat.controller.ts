@@ -37,9 +37,7 @@ export class ChatController {
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: FlowBoundDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<{ authorize_url: string }> {
-    res.setHeader('Cache-Control', 'no-store');
     return this.chat.startForPage(guestContext(req, this.config, tenantId, body));
   }
 
@@ -53,7 +51,6 @@ export class ChatController {
     const { location } = await this.chat.callback(tenantId, query, (flowId) =>
       readCookie(req.headers.cookie, flowCookieName(flowId)),
     );
-    res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, location);
   }
 }

@@ -1,5 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { UsePolicy } from '../http/policy.decorator';
 import type { CustomerTokenSet } from './customer-sessions';
 import { CustomerTokenService } from './customer-token.service';
@@ -14,12 +13,7 @@ export class CustomerTokenController {
 
   @Post('token')
   @HttpCode(200)
-  token(
-    @Param('tenantId', TenantIdPipe) tenantId: string,
-    @Body() body: CustomerTokenDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<CustomerTokenSet> {
-    res.setHeader('Cache-Control', 'no-store');
+  token(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerTokenDto): Promise<CustomerTokenSet> {
     return this.tokens.refresh(tenantId, body);
   }
 
@@ -28,9 +22,7 @@ export class CustomerTokenController {
   async revoke(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: CustomerRevokeDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<Record<string, never>> {
-    res.setHeader('Cache-Control', 'no-store');
     await this.tokens.revoke(tenantId, body);
     return {};
   }

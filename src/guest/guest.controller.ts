@@ -51,22 +51,14 @@ export class GuestController {
     @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
     @Body() body: ProofDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<UpgradeResponse> {
-    res.setHeader('Cache-Control', 'no-store');
     return this.upgrades.upgrade(this.context(req, tenantId, body), guest, body.proof_id);
   }
 
   @Post('sign-in')
   @HttpCode(200)
   @UsePolicy('public')
-  signIn(
-    @Param('tenantId', TenantIdPipe) tenantId: string,
-    @Body() body: ProofDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    res.setHeader('Cache-Control', 'no-store');
+  signIn(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: ProofDto, @Req() req: Request) {
     return this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
   }
 

@@ -1,7 +1,7 @@
-import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CUSTOMER_SCOPES } from '../directory/customer-scopes';
+import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 import { KeyRing } from '../platform/keys/key-ring';
 import { tenantIssuer } from './customer-tokens';
@@ -9,6 +9,7 @@ import { TenantClients } from './tenant-clients';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 /** A tenant's discovery document and JWKS (public ES256 keys only; contract section 6). */
+@UseCachePolicy('public, max-age=300')
 @Controller('t/:tenantId/.well-known')
 @UsePolicy('public')
 export class TenantDiscoveryController {
@@ -19,12 +20,8 @@ export class TenantDiscoveryController {
   ) {}
 
   @Get('openid-configuration')
-  async configuration(
-    @Param('tenantId', TenantIdPipe) tenantId: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<Record<string, unknown>> {
+  async configuration(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<Record<string, unknown>> {
     await this.clients.requireActiveTenant(tenantId);
-    res.setHeader('Cache-Control', 'public, max-age=300');
     const base = `${this.config.authOrigin}/t/${tenantId}`;
     return {
       issuer: tenantIssuer(this.config, tenantId),
@@ -40,12 +37,8 @@ export class TenantDiscoveryController {
   }
 
   @Get('jwks.json')
-  async jwks(
-    @Param('tenantId', TenantIdPipe) tenantId: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<{ keys: unknown[] }> {
+  async jwks(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<{ keys: unknown[] }> {
     await this.clients.requireActiveTenant(tenantId);
-    res.setHeader('Cache-Control', 'public, max-age=300');
     return this.keys.jwks('ES256');
   }
 }

@@ -32,9 +32,7 @@ export class TenantEmailController {
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: TenantEmailVerifyDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<{ proof_id: string; expires_in: number }> {
-    res.setHeader('Cache-Control', 'no-store');
     return this.email.verify(guestContext(req, this.config, tenantId, body), body.email, body.code);
   }
 }

@@ -32,7 +32,6 @@ export class HealthController {
       this.probe(() => this.redis.ping()),
     ]);
     const checks = { postgres, redis };
-    res.setHeader('Cache-Control', 'no-store');
     if (postgres === 'up' && redis === 'up') {
       res.status(200).json({ status: 'ready', checks });
     } else {

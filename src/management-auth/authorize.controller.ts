@@ -2,8 +2,10 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AppError } from '../errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { setHostCookie } from '../http/cookies';
+import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 import { AuthorizeService, type AuthorizeQuery } from './authorize.service';
 import { CONTROL_FLOW_COOKIE, CONTROL_FLOW_TTL_SECONDS } from './control-flows.store';
@@ -25,7 +27,6 @@ export class AuthorizeController {
   @Get('authorize')
   async authorize(@Query() query: AuthorizeQuery, @Res() res: Response): Promise<void> {
     const outcome = await this.authorizeService.authorize(query);
-    res.setHeader('Cache-Control', 'no-store');
     switch (outcome.kind) {
       case 'reject':
         res.status(400).type('html').send(errorPage(outcome.message));
@@ -42,13 +43,10 @@ export class AuthorizeController {
   }
 
   @Get('assets/:name')
+  @UseCachePolicy('public, max-age=300')
   asset(@Param('name') name: string, @Res() res: Response): void {
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name as keyof typeof ASSETS] : undefined;
-    if (!asset) {
-      res.status(404).json({ error: 'not_found', error_description: 'No such resource.' });
-      return;
-    }
-    res.setHeader('Cache-Control', 'public, max-age=300');
+    if (!asset) throw new AppError('not_found');
     res.type(asset.type).send(asset.body);
   }
 }

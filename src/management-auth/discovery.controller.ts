@@ -1,12 +1,13 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 import { KeyRing } from '../platform/keys/key-ring';
 import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
 import { controlPlaneIssuer } from './management-tokens';
 
 /** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
+@UseCachePolicy('public, max-age=300')
 @Controller('t/control-plane/.well-known')
 @UsePolicy('public')
 export class DiscoveryController {
@@ -16,8 +17,7 @@ export class DiscoveryController {
   ) {}
 
   @Get('openid-configuration')
-  configuration(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
-    res.setHeader('Cache-Control', 'public, max-age=300');
+  configuration(): Record<string, unknown> {
     const base = this.config.authOrigin;
     return {
       issuer: controlPlaneIssuer(this.config),
@@ -37,8 +37,7 @@ export class DiscoveryController {
   }
 
   @Get('jwks.json')
-  jwks(@Res({ passthrough: true }) res: Response): { keys: unknown[] } {
-    res.setHeader('Cache-Control', 'public, max-age=300');
+  jwks(): { keys: unknown[] } {
     return this.keys.jwks('RS256');
   }
 }

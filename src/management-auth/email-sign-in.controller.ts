@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { clientIp } from '../http/client-ip';
 import { readCookie } from '../http/cookies';
@@ -24,12 +24,7 @@ export class EmailSignInController {
 
   @Post('confirm')
   @HttpCode(200)
-  confirm(
-    @Body() body: EmailConfirmDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<{ redirect_to: string }> {
-    res.setHeader('Cache-Control', 'no-store');
+  confirm(@Body() body: EmailConfirmDto, @Req() req: Request): Promise<{ redirect_to: string }> {
     return this.signIn.confirm(this.context(req, body.flow_id), body.email, body.code);
   }
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
@@ -20,22 +19,14 @@ export class SessionController {
 
   @Get('current')
   @UsePolicy('bearer:management')
-  current(
-    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
-    @Res({ passthrough: true }) res: Response,
-  ): ManagementUserResponse {
-    res.setHeader('Cache-Control', 'no-store');
+  current(@CurrentPrincipal('management') p: PrincipalOf<'management'>): ManagementUserResponse {
     return { user: { id: p.userId, email: p.email, email_verified: true } };
   }
 
   @Post('revoke')
   @HttpCode(200)
   @UsePolicy('bearer:management')
-  async revoke(
-    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<{ revoked: boolean }> {
-    res.setHeader('Cache-Control', 'no-store');
+  async revoke(@CurrentPrincipal('management') p: PrincipalOf<'management'>): Promise<{ revoked: boolean }> {
     return { revoked: await this.sessions.revoke(p.sessionId) };
   }
 
@@ -45,9 +36,7 @@ export class SessionController {
   async revokeSession(
     @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,
     @Body() body: RevokeSessionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<{ revoked: boolean }> {
-    res.setHeader('Cache-Control', 'no-store');
     const session = await this.sessions.get(body.session_id);
     // Only the caller's own control-plane sessions; any other id answers as unknown.
     if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== client.clientId)

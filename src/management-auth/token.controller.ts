@@ -17,7 +17,6 @@ export class TokenController {
     @Body() body: TokenRequestDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TokenResponse> {
-    res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
     return this.tokens.exchange(client.clientId, body);
   }

@@ -1,5 +1,4 @@
-import { Controller, Get, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, UseGuards } from '@nestjs/common';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import {
@@ -23,28 +22,19 @@ export class TenantsController {
   constructor(private readonly tenants: TenantsService) {}
 
   @Get()
-  list(
-    @CurrentPrincipal('management') p: PrincipalOf<'management'>,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<TenantListResponse> {
-    res.setHeader('Cache-Control', 'no-store');
+  list(@CurrentPrincipal('management') p: PrincipalOf<'management'>): Promise<TenantListResponse> {
     return this.tenants.listForUser(p.userId);
   }
 
   @Get(':id')
   @UseGuards(TenantMembershipGuard)
-  get(@MemberTenant() access: MemberTenantAccess, @Res({ passthrough: true }) res: Response): TenantResponse {
-    res.setHeader('Cache-Control', 'no-store');
+  get(@MemberTenant() access: MemberTenantAccess): TenantResponse {
     return toTenantResponse(access.tenant);
   }
 
   @Get(':id/clients')
   @UseGuards(TenantMembershipGuard)
-  clients(
-    @MemberTenant() access: MemberTenantAccess,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ClientListResponse> {
-    res.setHeader('Cache-Control', 'no-store');
+  clients(@MemberTenant() access: MemberTenantAccess): Promise<ClientListResponse> {
     return this.tenants.clientsOf(access.tenant.id);
   }
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 import { openApiDocument } from './openapi-document';
 
@@ -14,8 +14,8 @@ export class OpenApiController {
   }
 
   @Get('openapi.json')
-  openapi(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
-    res.setHeader('Cache-Control', 'public, max-age=300');
+  @UseCachePolicy('public, max-age=300')
+  openapi(): Record<string, unknown> {
     return this.document;
   }
 }

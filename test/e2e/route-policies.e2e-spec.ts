@@ -2,48 +2,49 @@ import { routeTable } from '../support/route-table';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
- * Who may call what, route by route. A change in this table is a change in the service's
+ * Who may call what, route by route, and how its answers may be cached (no-store unless the route
+ * serves only public data). A change in this table is a change in the service's
  * attack surface and must show up in review: update the list on purpose, never by copy.
  */
 const EXPECTED = [
-  'GET / -> public',
-  'GET /api/auth/callback -> public',
-  'GET /api/auth/current -> console-session',
-  'GET /api/management/tenants -> console-session',
-  'GET /api/management/tenants/:id -> console-session',
-  'GET /api/management/tenants/:id/clients -> console-session',
-  'GET /assets/:name -> public',
-  'GET /healthz -> public',
-  'GET /management-auth/assets/:name -> public',
-  'GET /management-auth/authorize -> public',
-  'GET /management-auth/current -> bearer:management',
-  'GET /management/tenants -> bearer:management',
-  'GET /management/tenants/:id -> bearer:management',
-  'GET /management/tenants/:id/clients -> bearer:management',
-  'GET /openapi.json -> public',
-  'GET /readyz -> public',
-  'GET /t/control-plane/.well-known/jwks.json -> public',
-  'GET /t/control-plane/.well-known/openid-configuration -> public',
-  'POST /api/auth/sign-out -> console-session',
-  'POST /api/auth/start -> origin:console',
-  'POST /management-auth/email/confirm -> origin:auth',
-  'POST /management-auth/email/start -> origin:auth',
-  'POST /management-auth/revoke -> bearer:management',
-  'POST /management-auth/revoke-session -> basic:console-client',
-  'POST /management-auth/token -> basic:console-client',
-  'GET /t/:tenantId/.well-known/jwks.json -> public',
-  'GET /t/:tenantId/.well-known/openid-configuration -> public',
-  'GET /t/:tenantId/chat/callback -> public',
-  'GET /t/:tenantId/chat/start -> public',
-  'POST /t/:tenantId/chat/start -> public',
-  'POST /t/:tenantId/email/start -> public',
-  'POST /t/:tenantId/email/verify -> public',
-  'POST /t/:tenantId/guest -> public',
-  'POST /t/:tenantId/guest/linking-intent -> bearer:guest',
-  'POST /t/:tenantId/guest/upgrade -> bearer:guest',
-  'POST /t/:tenantId/revoke -> public',
-  'POST /t/:tenantId/sign-in -> public',
-  'POST /t/:tenantId/token -> public',
+  'GET / -> public, cache: no-store',
+  'GET /api/auth/callback -> public, cache: no-store',
+  'GET /api/auth/current -> console-session, cache: no-store',
+  'GET /api/management/tenants -> console-session, cache: no-store',
+  'GET /api/management/tenants/:id -> console-session, cache: no-store',
+  'GET /api/management/tenants/:id/clients -> console-session, cache: no-store',
+  'GET /assets/:name -> public, cache: no-cache',
+  'GET /healthz -> public, cache: no-store',
+  'GET /management-auth/assets/:name -> public, cache: public, max-age=300',
+  'GET /management-auth/authorize -> public, cache: no-store',
+  'GET /management-auth/current -> bearer:management, cache: no-store',
+  'GET /management/tenants -> bearer:management, cache: no-store',
+  'GET /management/tenants/:id -> bearer:management, cache: no-store',
+  'GET /management/tenants/:id/clients -> bearer:management, cache: no-store',
+  'GET /openapi.json -> public, cache: public, max-age=300',
+  'GET /readyz -> public, cache: no-store',
+  'GET /t/control-plane/.well-known/jwks.json -> public, cache: public, max-age=300',
+  'GET /t/control-plane/.well-known/openid-configuration -> public, cache: public, max-age=300',
+  'POST /api/auth/sign-out -> console-session, cache: no-store',
+  'POST /api/auth/start -> origin:console, cache: no-store',
+  'POST /management-auth/email/confirm -> origin:auth, cache: no-store',
+  'POST /management-auth/email/start -> origin:auth, cache: no-store',
+  'POST /management-auth/revoke -> bearer:management, cache: no-store',
+  'POST /management-auth/revoke-session -> basic:console-client, cache: no-store',
+  'POST /management-auth/token -> basic:console-client, cache: no-store',
+  'GET /t/:tenantId/.well-known/jwks.json -> public, cache: public, max-age=300',
+  'GET /t/:tenantId/.well-known/openid-configuration -> public, cache: public, max-age=300',
+  'GET /t/:tenantId/chat/callback -> public, cache: no-store',
+  'GET /t/:tenantId/chat/start -> public, cache: no-store',
+  'POST /t/:tenantId/chat/start -> public, cache: no-store',
+  'POST /t/:tenantId/email/start -> public, cache: no-store',
+  'POST /t/:tenantId/email/verify -> public, cache: no-store',
+  'POST /t/:tenantId/guest -> public, cache: no-store',
+  'POST /t/:tenantId/guest/linking-intent -> bearer:guest, cache: no-store',
+  'POST /t/:tenantId/guest/upgrade -> bearer:guest, cache: no-store',
+  'POST /t/:tenantId/revoke -> public, cache: no-store',
+  'POST /t/:tenantId/sign-in -> public, cache: no-store',
+  'POST /t/:tenantId/token -> public, cache: no-store',
 ].sort();
 
 describe('route → policy table', () => {
@@ -59,5 +60,18 @@ describe('route → policy table', () => {
     const table = routeTable(t.app);
     expect(table.filter((r) => r.includes('NONE'))).toEqual([]);
     expect(table).toEqual(EXPECTED);
+  });
+
+  it('answers with the cache policy the table declares, no-store where none is declared', async () => {
+    const cacheOf = async (host: 'auth' | 'console', path: string): Promise<unknown> =>
+      (await t[host]().get(path)).headers['cache-control'];
+    expect(await cacheOf('auth', '/t/control-plane/.well-known/jwks.json')).toBe('public, max-age=300');
+    expect(await cacheOf('auth', '/management-auth/assets/sign-in.css')).toBe('public, max-age=300');
+    expect(await cacheOf('auth', '/openapi.json')).toBe('public, max-age=300');
+    expect(await cacheOf('console', '/assets/console.js')).toBe('no-cache');
+    expect(await cacheOf('auth', '/healthz')).toBe('no-store');
+    expect(await cacheOf('console', '/')).toBe('no-store');
+    // Errors are never cached, even on a route that is: an unknown asset is a 404 with no-store.
+    expect(await cacheOf('auth', '/management-auth/assets/missing.css')).toBe('no-store');
   });
 });

@@ -1,9 +1,10 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
+import { CACHE_POLICY_KEY, DEFAULT_CACHE_POLICY } from '../../src/http/cache-policy';
 import { POLICY_KEY } from '../../src/http/policy.decorator';
 
-/** Every route of the app as `METHOD /path -> policy`, sorted, read from Nest's metadata. */
+/** Every route of the app as `METHOD /path -> policy, cache: Cache-Control`, sorted, from Nest's metadata. */
 export function routeTable(app: INestApplication): string[] {
   const rows: string[] = [];
   for (const module of app.get(ModulesContainer).values()) {
@@ -20,8 +21,12 @@ export function routeTable(app: INestApplication): string[] {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         const policy: unknown =
           Reflect.getMetadata(POLICY_KEY, handler) ?? Reflect.getMetadata(POLICY_KEY, ctor) ?? 'NONE (denied)';
+        const cache: unknown =
+          Reflect.getMetadata(CACHE_POLICY_KEY, handler) ??
+          Reflect.getMetadata(CACHE_POLICY_KEY, ctor) ??
+          DEFAULT_CACHE_POLICY;
         const full = `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
-        rows.push(`${method} ${full} -> ${String(policy)}`);
+        rows.push(`${method} ${full} -> ${String(policy)}, cache: ${String(cache)}`);
       }
     }
   }
