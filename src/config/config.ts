@@ -10,6 +10,8 @@ export interface AppConfig {
   readonly nodeEnv: 'production' | 'development' | 'test';
   readonly port: number;
   readonly metricsPort: number | null;
+  /** Address of the metrics listener; loopback unless an operator opens it (contract 12). */
+  readonly metricsHost: string;
   readonly authOrigin: string;
   readonly consoleOrigin: string;
   /** Base URL the console BFF uses to reach the API; defaults to AUTH_ORIGIN. */
@@ -20,9 +22,20 @@ export interface AppConfig {
   readonly redisClusterNodes: readonly string[];
   readonly redisKeyPrefix: string;
   readonly consoleClientId: string;
+  /** The secret the BFF presents: the first of CONSOLE_CLIENT_SECRET's comma-separated list. */
   readonly consoleClientSecret: string;
+  /** Every accepted console client secret; more than one only during a rotation's overlap. */
+  readonly consoleClientSecrets: readonly string[];
+  /** Seals console sessions: the first of CONSOLE_SESSION_KEY's list (contract 12). */
   readonly consoleSessionKey: Buffer;
+  /** Every key that opens console sessions, the sealing key first. */
+  readonly consoleSessionKeys: readonly Buffer[];
+  /** Digests and seals: the first of PRIVACY_KEY's list (contract 12). */
   readonly privacyKey: Buffer;
+  /** Every key that verifies digests and opens seals, the current key first. */
+  readonly privacyKeys: readonly Buffer[];
+  /** Audit rows older than this many days are purged (contract 12). */
+  readonly auditRetentionDays: number;
   readonly signingKeys: readonly JWK[];
   readonly ttl: Readonly<{
     managementAccessToken: number;
@@ -174,18 +187,115 @@ class Reader {
     return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
   }
 
-  base64urlKey(name: string, exactBytes: number | null, minBytes: number): Buffer {
+  /**
+   * A comma-separated list of keys (contract 12): the first seals and digests, all open and
+   * verify, so a key rotates without signing anyone out.
+   */
+  keyList(name: string, exactBytes: number | null, minBytes: number): Buffer[] {
     const v = this.required(name, { secret: true });
-    if (!v) return Buffer.alloc(0);
-    const isB64url = /^[A-Za-z0-9_-]+$/.test(v);
-    const buf = isB64url ? Buffer.from(v, 'base64url') : Buffer.from(v, 'utf8');
-    if (exactBytes !== null && (!isB64url || buf.length !== exactBytes)) {
-      this.problems.push(`${name}: must be base64url of exactly ${exactBytes} random bytes`);
-    } else if (buf.length < minBytes) {
-      this.problems.push(`${name}: must hold at least ${minBytes} bytes`);
-    }
-    return buf;
+    if (!v) return [Buffer.alloc(0)];
+    return v.split(',').map((item, i) => {
+      const label = v.includes(',') ? `${name} (key ${i + 1})` : name;
+      const isB64url = /^[A-Za-z0-9_-]+$/.test(item);
+      const buf = isB64url ? Buffer.from(item, 'base64url') : Buffer.from(item, 'utf8');
+      if (exactBytes !== null && (!isB64url || buf.length !== exactBytes)) {
+        this.problems.push(`${label}: must be base64url of exactly ${exactBytes} random bytes`);
+      } else if (buf.length < minBytes) {
+        this.problems.push(`${label}: must hold at least ${minBytes} bytes`);
+      }
+      return buf;
+    });
   }
+}
+
+/** Runs one reader over the environment and throws every problem it found at once. */
+function readPart<T>(env: Env, read: (r: Reader) => T): T {
+  const r = new Reader(env);
+  const value = read(r);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return value;
+}
+
+export type DatabaseSettings = Pick<AppConfig, 'databaseUrl' | 'dependencyTimeoutMs'>;
+export type RedisSettings = Pick<
+  AppConfig,
+  'redisUrl' | 'redisClusterNodes' | 'redisKeyPrefix' | 'dependencyTimeoutMs'
+>;
+export type ConsoleClientSettings = Pick<
+  AppConfig,
+  'consoleOrigin' | 'consoleClientId' | 'consoleClientSecret' | 'consoleClientSecrets'
+>;
+
+function readTimeout(r: Reader): number {
+  return r.int('DEPENDENCY_TIMEOUT_MS', 2000, 100, 30_000);
+}
+
+function readDatabase(r: Reader): DatabaseSettings {
+  const databaseUrl = r.required('DATABASE_URL', { secret: true });
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    r.problems.push('DATABASE_URL: must be a postgres:// URL');
+  return { databaseUrl, dependencyTimeoutMs: readTimeout(r) };
+}
+
+function readRedis(r: Reader): RedisSettings {
+  const redisUrl = r.required('REDIS_URL', { secret: true });
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) r.problems.push('REDIS_URL: must be a redis:// URL');
+  const clusterRaw = r.raw('REDIS_CLUSTER_NODES');
+  const redisClusterNodes = clusterRaw
+    ? clusterRaw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
+  if (redisClusterNodes.some((n) => !/^[^:\s]+:\d+$/.test(n))) {
+    r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
+  }
+  return {
+    redisUrl,
+    redisClusterNodes,
+    redisKeyPrefix: r.raw('REDIS_KEY_PREFIX') ?? 'svc:',
+    dependencyTimeoutMs: readTimeout(r),
+  };
+}
+
+function readConsoleClient(r: Reader): ConsoleClientSettings {
+  const consoleOrigin = r.origin('CONSOLE_ORIGIN');
+  const consoleClientId = r.required('CONSOLE_CLIENT_ID');
+  if (consoleClientId && !/^cli_[A-Za-z0-9_-]{1,64}$/.test(consoleClientId)) {
+    r.problems.push('CONSOLE_CLIENT_ID: must match ^cli_[A-Za-z0-9_-]{1,64}$');
+  }
+  // A list only during a rotation's overlap (docs/operations.md): the first is presented, all verify.
+  const raw = r.required('CONSOLE_CLIENT_SECRET', { secret: true });
+  const consoleClientSecrets = raw ? raw.split(',') : [''];
+  if (raw && consoleClientSecrets.some((s) => s.length < 32)) {
+    r.problems.push('CONSOLE_CLIENT_SECRET: must be at least 32 characters of random data');
+  }
+  return { consoleOrigin, consoleClientId, consoleClientSecret: consoleClientSecrets[0] ?? '', consoleClientSecrets };
+}
+
+function readAuditRetention(r: Reader): number {
+  return r.int('AUDIT_RETENTION_DAYS', 365, 1, 36_500);
+}
+
+/** DATABASE_URL alone: what the admin CLI's PostgreSQL-only commands need (contract 12). */
+export function loadDatabaseSettings(env: Env): DatabaseSettings {
+  return readPart(env, readDatabase);
+}
+
+export function loadRedisSettings(env: Env): RedisSettings {
+  return readPart(env, readRedis);
+}
+
+export function loadPrivacyKeys(env: Env): readonly Buffer[] {
+  return readPart(env, (r) => r.keyList('PRIVACY_KEY', null, 32));
+}
+
+export function loadConsoleClientSettings(env: Env): ConsoleClientSettings {
+  return readPart(env, readConsoleClient);
+}
+
+export function loadAuditRetentionDays(env: Env): number {
+  return readPart(env, readAuditRetention);
 }
 
 function parseSigningKeys(r: Reader): JWK[] {
@@ -246,34 +356,15 @@ export function loadConfig(env: Env): AppConfig {
   }
   const nodeEnv = nodeEnvRaw as AppConfig['nodeEnv'];
   const authOrigin = r.origin('AUTH_ORIGIN');
-  const consoleOrigin = r.origin('CONSOLE_ORIGIN');
+  const consoleClient = readConsoleClient(r);
+  const consoleOrigin = consoleClient.consoleOrigin;
   if (authOrigin && authOrigin === consoleOrigin) r.problems.push('CONSOLE_ORIGIN: must differ from AUTH_ORIGIN');
   const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
 
-  const databaseUrl = r.required('DATABASE_URL', { secret: true });
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
-    r.problems.push('DATABASE_URL: must be a postgres:// URL');
-  const redisUrl = r.required('REDIS_URL', { secret: true });
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) r.problems.push('REDIS_URL: must be a redis:// URL');
-  const clusterRaw = r.raw('REDIS_CLUSTER_NODES');
-  const redisClusterNodes = clusterRaw
-    ? clusterRaw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-  if (redisClusterNodes.some((n) => !/^[^:\s]+:\d+$/.test(n))) {
-    r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
-  }
-
-  const consoleClientId = r.required('CONSOLE_CLIENT_ID');
-  if (consoleClientId && !/^cli_[A-Za-z0-9_-]{1,64}$/.test(consoleClientId)) {
-    r.problems.push('CONSOLE_CLIENT_ID: must match ^cli_[A-Za-z0-9_-]{1,64}$');
-  }
-  const consoleClientSecret = r.required('CONSOLE_CLIENT_SECRET', { secret: true });
-  if (consoleClientSecret && consoleClientSecret.length < 32) {
-    r.problems.push('CONSOLE_CLIENT_SECRET: must be at least 32 characters of random data');
-  }
+  const database = readDatabase(r);
+  const redis = readRedis(r);
+  const consoleSessionKeys = r.keyList('CONSOLE_SESSION_KEY', 32, 32);
+  const privacyKeys = r.keyList('PRIVACY_KEY', null, 32);
 
   const rateLimitsRaw = r.raw('RATE_LIMITS') ?? 'on';
   if (rateLimitsRaw !== 'on' && rateLimitsRaw !== 'off') r.problems.push('RATE_LIMITS: must be on or off');
@@ -285,18 +376,18 @@ export function loadConfig(env: Env): AppConfig {
     nodeEnv,
     port: r.int('PORT', 3000, 0, 65535),
     metricsPort: r.raw('METRICS_PORT') === undefined ? null : r.int('METRICS_PORT', 9464, 0, 65535),
+    metricsHost: r.raw('METRICS_HOST') ?? '127.0.0.1',
     authOrigin,
-    consoleOrigin,
     authInternalUrl,
     trustProxy: r.bool('TRUST_PROXY', false),
-    databaseUrl,
-    redisUrl,
-    redisClusterNodes,
-    redisKeyPrefix: r.raw('REDIS_KEY_PREFIX') ?? 'svc:',
-    consoleClientId,
-    consoleClientSecret,
-    consoleSessionKey: r.base64urlKey('CONSOLE_SESSION_KEY', 32, 32),
-    privacyKey: r.base64urlKey('PRIVACY_KEY', null, 32),
+    ...database,
+    ...redis,
+    ...consoleClient,
+    consoleSessionKey: consoleSessionKeys[0] ?? Buffer.alloc(0),
+    consoleSessionKeys,
+    privacyKey: privacyKeys[0] ?? Buffer.alloc(0),
+    privacyKeys,
+    auditRetentionDays: readAuditRetention(r),
     signingKeys: parseSigningKeys(r),
     ttl: {
       managementAccessToken: r.ttl('MANAGEMENT_ACCESS_TOKEN_TTL'),
@@ -325,9 +416,9 @@ export function loadConfig(env: Env): AppConfig {
       apiBase: (r.raw('CHAT_PLATFORM_API_BASE') ?? 'https://discord.com/api/v10').replace(/\/$/, ''),
     },
     logLevel: r.raw('LOG_LEVEL') ?? 'info',
-    dependencyTimeoutMs: r.int('DEPENDENCY_TIMEOUT_MS', 2000, 100, 30_000),
   };
-  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  // Settings shared by several parts (DEPENDENCY_TIMEOUT_MS) are read more than once.
+  if (r.problems.length > 0) throw new ConfigError([...new Set(r.problems)]);
   return config;
 }
 

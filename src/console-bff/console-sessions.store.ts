@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { open, seal } from '../platform/crypto/aead';
+import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
@@ -74,7 +74,7 @@ export class ConsoleSessionsStore {
     const name = keyName(handle);
     const sealed = await this.redis.get(name);
     if (sealed === null) return null;
-    const plain = open(this.config.consoleSessionKey, sealed, aad(name));
+    const plain = openWithAny(this.config.consoleSessionKeys, sealed, aad(name));
     const record = plain === null ? null : parseRecord(plain);
     return record ? { handle, record, sealed } : null;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { open, seal } from '../platform/crypto/aead';
+import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
@@ -47,7 +47,7 @@ export class PendingSignInsStore {
     const name = keyName(cookie);
     const sealed = await this.redis.getdel(name);
     if (sealed === null) return null;
-    const plain = open(this.config.consoleSessionKey, sealed, aad(name));
+    const plain = openWithAny(this.config.consoleSessionKeys, sealed, aad(name));
     if (plain === null) return null;
     const value = JSON.parse(plain) as Partial<PendingSignIn>;
     return typeof value.state === 'string' && typeof value.codeVerifier === 'string'

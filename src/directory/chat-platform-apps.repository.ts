@@ -41,4 +41,26 @@ export class ChatPlatformAppsRepository {
     if (clientSecret === null) throw new Error(`chat platform secret of tenant ${tenantId} cannot be opened`);
     return { tenantId, clientId: row.clientId, clientSecret, redirectUri: row.redirectUri };
   }
+
+  /**
+   * Contract 12 rotation: every secret sealed under an older privacy key is sealed again under the
+   * current one, so the old key can leave PRIVACY_KEY. The update only lands if the row is
+   * unchanged since it was read (a concurrent `chat configure` wins).
+   */
+  async resealAll(): Promise<{ resealed: number; current: number; unreadable: string[] }> {
+    const result = { resealed: 0, current: 0, unreadable: [] as string[] };
+    for (const row of await this.apps.find({ order: { tenantId: 'ASC' } })) {
+      const opened = this.box.openWithKey(row.clientSecretSealed, purpose(row.tenantId));
+      if (!opened) result.unreadable.push(row.tenantId);
+      else if (opened.current) result.current++;
+      else {
+        await this.apps.update(
+          { tenantId: row.tenantId, clientSecretSealed: row.clientSecretSealed },
+          { clientSecretSealed: this.box.seal(opened.plaintext, purpose(row.tenantId)), updatedAt: new Date() },
+        );
+        result.resealed++;
+      }
+    }
+    return result;
+  }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/config';
+import { APP_CONFIG, type AppConfig, type ConsoleClientSettings } from '../config/config';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { ClientsRepository } from './clients.repository';
 import { clientSecretDigest, clientSecretMatches } from './client-secret';
@@ -8,19 +8,19 @@ import { CONTROL_PLANE_TENANT_ID, TenantsRepository } from './tenants.repository
 export const MANAGEMENT_SCOPES = ['tenant:read'] as const;
 
 /** The console's exact callback URI, the only redirect URI of the console client. */
-export function consoleCallbackUri(config: AppConfig): string {
+export function consoleCallbackUri(config: Pick<AppConfig, 'consoleOrigin'>): string {
   return `${config.consoleOrigin}/api/auth/callback`;
 }
 
 /**
  * The control-plane seed (spec 1.6): the realm and the console client row with a hashed secret
  * and its exact callback URI. `seed` writes it (idempotent; re-running with a new secret rotates
- * it); `verify` runs at start-up and refuses to start on a missing or conflicting seed.
+ * it, and a comma-separated CONSOLE_CLIENT_SECRET stores each for an overlap); `verify` runs at start-up and refuses to start on a missing or conflicting seed.
  */
 @Injectable()
 export class ControlPlaneSeedService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: ConsoleClientSettings,
     private readonly tenants: TenantsRepository,
     private readonly clients: ClientsRepository,
     private readonly pseudonymizer: Pseudonymizer,
@@ -42,11 +42,10 @@ export class ControlPlaneSeedService {
       enabled: true,
       scopes: [...MANAGEMENT_SCOPES],
       redirectUris: [consoleCallbackUri(this.config)],
-      secretDigest: clientSecretDigest(
-        this.pseudonymizer,
-        this.config.consoleClientId,
-        this.config.consoleClientSecret,
-      ),
+      // Every listed secret is accepted during a rotation's overlap (docs/operations.md).
+      secretDigest: this.config.consoleClientSecrets
+        .map((secret) => clientSecretDigest(this.pseudonymizer, this.config.consoleClientId, secret))
+        .join(' '),
     });
     return {
       realm: CONTROL_PLANE_TENANT_ID,

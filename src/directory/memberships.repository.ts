@@ -20,6 +20,17 @@ export class MembershipsRepository {
     return this.memberships.findOneBy({ tenantId, userId });
   }
 
+  /** A tenant's members with their control-plane email, for operators (`membership list`). */
+  async listOfTenant(tenantId: string): Promise<Array<{ userId: string; email: string | null; role: string }>> {
+    const rows = await this.memberships.manager.query<Array<{ user_id: string; email: string | null; role: string }>>(
+      `SELECT m.user_id, i.email, m.role FROM memberships m
+         LEFT JOIN identities i ON i.user_id = m.user_id AND i.provider = 'email'
+        WHERE m.tenant_id = $1 ORDER BY i.email, m.user_id`,
+      [tenantId],
+    );
+    return rows.map((r) => ({ userId: r.user_id, email: r.email, role: r.role }));
+  }
+
   listOfUser(userId: string): Promise<MembershipEntity[]> {
     return this.memberships.findBy({ userId });
   }

@@ -7,11 +7,13 @@ import { SessionRecordEntity } from '../platform/database/entities/session-recor
 export class SessionRecordsRepository {
   constructor(@InjectRepository(SessionRecordEntity) private readonly records: Repository<SessionRecordEntity>) {}
 
+  /** The row lives as long as the session can (its TTL), so `purge` knows when it is history. */
   async record(
-    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt'>,
+    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt' | 'expiresAt'>,
+    ttlSeconds: number,
     m: EntityManager = this.records.manager,
   ): Promise<void> {
-    await m.insert(SessionRecordEntity, session);
+    await m.insert(SessionRecordEntity, { ...session, expiresAt: new Date(Date.now() + ttlSeconds * 1000) });
   }
 
   /**

@@ -28,6 +28,11 @@ export class TenantsRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Every customer tenant, for operators (`tenant list`). */
+  listCustomers(): Promise<TenantEntity[]> {
+    return this.tenants.find({ where: { kind: 'customer' }, order: { id: 'ASC' } });
+  }
+
   findActiveByIds(ids: readonly string[]): Promise<TenantEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.tenants

@@ -51,7 +51,11 @@ export class CustomerSessions {
     m: EntityManager = this.db.manager,
   ): Promise<CustomerTokenSet> {
     const sessionId = this.sessions.newSessionId();
-    await this.records.record({ id: sessionId, tenantId: client.tenantId, userId, clientId: client.id }, m);
+    await this.records.record(
+      { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
+      CUSTOMER_SESSION_TTL_SECONDS,
+      m,
+    );
     return this.activate(client, userId, sessionId, grant);
   }
 

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { canonicalEmail } from '../directory/email-address';
+import { canonicalEmail, controlPlaneEmailClaim } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import { EmailCodesStore, MANAGEMENT_CODES } from '../platform/email-codes/email-codes.store';
 import { Mailer } from '../platform/mail/mailer';
@@ -75,17 +74,7 @@ export class EmailSignInService {
     );
     if (!(await this.codes.check(MANAGEMENT_CODES, ctx.flowId, email, code))) throw new AppError('invalid_code');
 
-    const { user, identity } = await this.identities.resolveOrCreate(
-      {
-        tenantId: CONTROL_PLANE_TENANT_ID,
-        provider: 'email',
-        providerSubject: email,
-        email,
-        emailVerified: true,
-        metadata: {},
-      },
-      'regular',
-    );
+    const { user, identity } = await this.identities.resolveOrCreate(controlPlaneEmailClaim(email), 'regular');
     if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');
     // The flow yields one authorization code; a second confirm on it finds no flow.
     if (!(await this.flows.finish(ctx.flowId))) throw new AppError('forbidden', 'The sign-in flow has ended.');

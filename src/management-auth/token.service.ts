@@ -82,12 +82,15 @@ export class TokenService {
     const user = await this.identities.findUser(grant.userId);
     if (!user || user.status !== 'active' || user.tenantId !== CONTROL_PLANE_TENANT_ID)
       throw invalidGrant('The user is not active.');
-    await this.sessionRecords.record({
-      id: grant.sessionId,
-      tenantId: CONTROL_PLANE_TENANT_ID,
-      userId: user.id,
-      clientId,
-    });
+    await this.sessionRecords.record(
+      {
+        id: grant.sessionId,
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        userId: user.id,
+        clientId,
+      },
+      CONTROL_PLANE_SESSION_TTL_SECONDS,
+    );
     const created = await this.sessions.create(
       {
         sessionId: grant.sessionId,

@@ -26,3 +26,12 @@ export function open(key: Buffer, sealed: string, associatedData: string): strin
     return null;
   }
 }
+
+/** Contract 12: a key list opens with any of its keys, so sealed records survive a rotation. */
+export function openWithAny(keys: readonly Buffer[], sealed: string, associatedData: string): string | null {
+  for (const key of keys) {
+    const plaintext = open(key, sealed, associatedData);
+    if (plaintext !== null) return plaintext;
+  }
+  return null;
+}

@@ -7,12 +7,12 @@ import { SecretBox } from './secret-box';
   providers: [
     {
       provide: Pseudonymizer,
-      useFactory: (config: AppConfig) => new Pseudonymizer(config.privacyKey),
+      useFactory: (config: AppConfig) => new Pseudonymizer(config.privacyKeys),
       inject: [APP_CONFIG],
     },
     {
       provide: SecretBox,
-      useFactory: (config: AppConfig) => new SecretBox(config.privacyKey),
+      useFactory: (config: AppConfig) => new SecretBox(config.privacyKeys),
       inject: [APP_CONFIG],
     },
   ],

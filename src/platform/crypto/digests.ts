@@ -18,11 +18,27 @@ export function safeEqual(a: string, b: string): boolean {
 /**
  * Keyed pseudonymisation (HMAC-SHA-256) under the privacy key, with a domain separator so a
  * value pseudonymised for one purpose cannot be matched against another purpose's table.
+ * Contract 12: PRIVACY_KEY is a list; the first key makes every new digest, every key verifies,
+ * so stored digests (client secrets) survive a rotation.
  */
 export class Pseudonymizer {
-  constructor(private readonly key: Buffer) {}
+  private readonly keys: readonly Buffer[];
+
+  constructor(keys: readonly Buffer[]) {
+    if (keys.length === 0) throw new Error('Pseudonymizer needs at least one key');
+    this.keys = keys;
+  }
 
   mac(domain: string, value: string): string {
-    return createHmac('sha256', this.key).update(domain, 'utf8').update('\0').update(value, 'utf8').digest('base64url');
+    return hmac(this.keys[0] as Buffer, domain, value);
   }
+
+  /** The digest under every key, current first: what a stored digest may have been made with. */
+  macs(domain: string, value: string): string[] {
+    return this.keys.map((k) => hmac(k, domain, value));
+  }
+}
+
+function hmac(key: Buffer, domain: string, value: string): string {
+  return createHmac('sha256', key).update(domain, 'utf8').update('\0').update(value, 'utf8').digest('base64url');
 }

@@ -5,7 +5,8 @@ import { ClientWebOrigins1764000013000 } from '../../../migrations/1764000013000
 import { ControlPlaneCore1764000000000 } from '../../../migrations/1764000000000-control-plane-core';
 import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/1764000001000-sessions-memberships-consents';
 import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100-session-revoked-at';
-import type { AppConfig } from '../../config/config';
+import { RetentionAndAudit1764000014000 } from '../../../migrations/1764000014000-retention-and-audit';
+import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
 import { ClientEntity } from './entities/client.entity';
@@ -36,13 +37,14 @@ export const MIGRATIONS = [
   ChatPlatformApps1764000003000,
   SessionRevokedAt1764000004100,
   ClientWebOrigins1764000013000,
+  RetentionAndAudit1764000014000,
 ];
 
 /**
  * Every query is bounded in time (statement and connect timeouts), so a stalled PostgreSQL
  * turns into a 503 within a known time instead of a hung request.
  */
-export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+export function dataSourceOptions(config: DatabaseSettings): DataSourceOptions {
   const t = config.dependencyTimeoutMs;
   return {
     type: 'postgres',

@@ -73,7 +73,9 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
         () => res.writeHead(500).end(),
       );
     });
-    await new Promise<void>((resolve) => this.server?.listen(this.config.metricsPort ?? 0, resolve));
+    await new Promise<void>((resolve) =>
+      this.server?.listen(this.config.metricsPort ?? 0, this.config.metricsHost, resolve),
+    );
     const address = this.server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : null;
     this.logger.log({ port: this.boundPort }, 'metrics listening');

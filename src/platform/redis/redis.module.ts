@@ -1,6 +1,6 @@
 import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { APP_CONFIG, type AppConfig, type RedisSettings } from '../../config/config';
 
 export const REDIS = Symbol('REDIS');
 export type RedisClient = Redis | Cluster;
@@ -10,7 +10,7 @@ export type RedisClient = Redis | Cluster;
  * while it is away: no offline queue, a command timeout, and a capped reconnect backoff so
  * the service serves again within seconds of Redis returning.
  */
-export function createRedis(config: AppConfig): RedisClient {
+export function createRedis(config: RedisSettings): RedisClient {
   const logger = new Logger('Redis');
   const common: RedisOptions = {
     keyPrefix: config.redisKeyPrefix,

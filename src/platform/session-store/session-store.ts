@@ -3,6 +3,7 @@ import { Pseudonymizer, safeEqual } from '../crypto/digests';
 import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { RedisScript } from '../redis/redis-script';
+import { UserSessionIndex } from './user-sessions';
 
 /**
  * The authoritative store of live sessions, for the control plane and customer tenants alike.
@@ -20,6 +21,9 @@ import { RedisScript } from '../redis/redis-script';
  * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4): should the revocation
  * after the committed move fail, the refresh grant sees the mark and asks PostgreSQL whether the
  * session was superseded before it rotates anything.
+ *
+ * Every session is also listed in its user's index (user-sessions.ts), so deactivating a user
+ * revokes all of its sessions at once (contract 12).
  */
 const REFRESH_TOKEN_DOMAIN = 'svc:refresh-token';
 
@@ -101,34 +105,64 @@ return 1`);
 
 @Injectable()
 export class SessionStore {
+  private readonly users: UserSessionIndex;
+
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly macs: Pseudonymizer,
-  ) {}
+  ) {
+    this.users = new UserSessionIndex(redis);
+  }
 
   newSessionId(): string {
     return newId('ses');
   }
 
-  /** Creates the live session and returns its first refresh token; false if the id was revoked first. */
+  /**
+   * Creates the live session and returns its first refresh token; false if the id was revoked
+   * first or the user was deactivated meanwhile. The session and its index entry are written in
+   * parallel (different hash slots, one round trip of latency).
+   */
   async create(
     session: SessionView,
     ttlSeconds: number,
   ): Promise<{ created: true; refreshToken: string } | { created: false }> {
-    const created = await CREATE.run(
-      this.redis,
-      [key(session.sessionId)],
-      [
-        session.tenantId,
-        session.userId,
-        session.clientId,
-        session.scope,
-        session.email,
-        String(ttlSeconds),
-        session.guest === undefined ? '' : session.guest ? '1' : '0',
-      ],
-    );
-    return created === 1 ? { created: true, refreshToken: this.token(session.sessionId, 0) } : { created: false };
+    const [created, indexed] = await Promise.all([
+      CREATE.run(
+        this.redis,
+        [key(session.sessionId)],
+        [
+          session.tenantId,
+          session.userId,
+          session.clientId,
+          session.scope,
+          session.email,
+          String(ttlSeconds),
+          session.guest === undefined ? '' : session.guest ? '1' : '0',
+        ],
+      ),
+      this.users.add(session.userId, session.sessionId, ttlSeconds),
+    ]);
+    if (created === 1 && !indexed) await this.revoke(session.sessionId, { tombstone: true });
+    return created === 1 && indexed
+      ? { created: true, refreshToken: this.token(session.sessionId, 0) }
+      : { created: false };
+  }
+
+  /**
+   * Contract 12: revokes every live session of the user in one step and refuses new ones. The
+   * extra ids (sessions recorded in PostgreSQL, which predate the index) are revoked too.
+   */
+  async revokeUser(userId: string, alsoSessionIds: readonly string[] = []): Promise<string[]> {
+    const indexed = await this.users.deactivate(userId);
+    const all = [...new Set([...indexed, ...alsoSessionIds])];
+    const revoked = await Promise.all(all.map((sid) => this.revoke(sid, { tombstone: true })));
+    return all.filter((_, i) => revoked[i]);
+  }
+
+  /** Ids of the user's live sessions listed in its index. */
+  listUserSessions(userId: string): Promise<string[]> {
+    return this.users.list(userId);
   }
 
   /** One Redis read: the live session or null (revoked, expired, unknown). */
@@ -227,7 +261,12 @@ export class SessionStore {
     const m = /^(ses_[A-Za-z0-9_-]{16,64})\.(0|[1-9]\d{0,8})\.[A-Za-z0-9_-]{43}$/.exec(token);
     if (!m?.[1] || !m[2]) return null;
     const generation = Number(m[2]);
-    return safeEqual(token, this.token(m[1], generation)) ? { sessionId: m[1], generation } : null;
+    // Contract 12: a token MACed under an older PRIVACY_KEY of the list stays genuine, so a key
+    // rotation signs nobody out; every candidate is compared so timing does not tell which key.
+    const mac = token.slice(token.lastIndexOf('.') + 1);
+    const macs = this.macs.macs(REFRESH_TOKEN_DOMAIN, `${m[1]}.${generation}`);
+    const genuine = macs.reduce((found, candidate) => safeEqual(mac, candidate) || found, false);
+    return genuine ? { sessionId: m[1], generation } : null;
   }
 }
 

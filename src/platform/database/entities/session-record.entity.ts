@@ -9,4 +9,6 @@ export class SessionRecordEntity {
   @Column('text', { name: 'client_id' }) clientId!: string;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt!: Date | null;
+  /** After this the row is history only and `purge` deletes it (contract 12). */
+  @Column('timestamptz', { name: 'expires_at' }) expiresAt!: Date;
 }

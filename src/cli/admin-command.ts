@@ -1,0 +1,48 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { CliContext } from './cli-context';
+
+/** A mistake in the command line or its values: reported without a stack, exit status 1. */
+export class AdminInputError extends Error {}
+
+export type OptionValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+
+/** One admin command: its words, its usage line, its options, and what it does. */
+export interface AdminCommand {
+  readonly name: string;
+  readonly usage: string;
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  run(ctx: CliContext, values: OptionValues): Promise<unknown>;
+}
+
+/** The value of a string option, or an input error naming the option. */
+export function required(values: OptionValues, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new AdminInputError(`--${name} is required`);
+  return v;
+}
+
+export function optional(values: OptionValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+export function list(values: OptionValues, name: string): string[] {
+  const v = values[name];
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
+export const CLIENT_ID = /^cli_[A-Za-z0-9_-]{1,64}$/;
+export const USER_ID = /^usr_[A-Za-z0-9_-]{16,64}$/;
+export const SESSION_ID = /^ses_[A-Za-z0-9_-]{16,64}$/;
+export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export function httpUrl(value: string, name: string): string {
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'https:' || u.protocol === 'http:') return u.toString();
+  } catch {
+    // reported below
+  }
+  throw new AdminInputError(`${name} must be an http(s) URL`);
+}

@@ -1,0 +1,84 @@
+import { DataSource } from 'typeorm';
+import {
+  loadAuditRetentionDays,
+  loadConsoleClientSettings,
+  loadDatabaseSettings,
+  loadPrivacyKeys,
+  loadRedisSettings,
+  type ConsoleClientSettings,
+} from '../config/config';
+import { AuditTrail, type AuditData } from '../directory/audit-trail.repository';
+import { Pseudonymizer } from '../platform/crypto/digests';
+import { SecretBox } from '../platform/crypto/secret-box';
+import { dataSourceOptions } from '../platform/database/data-source-options';
+import { createRedis, type RedisClient } from '../platform/redis/redis.module';
+import { SessionStore } from '../platform/session-store/session-store';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What a command may use, each loaded on first use from only the variables it needs (contract 12):
+ * a PostgreSQL-only command never asks for Redis or a secret it does not touch.
+ */
+export class CliContext {
+  private dataSource: DataSource | null = null;
+  private redisClient: RedisClient | null = null;
+
+  constructor(private readonly env: Env) {}
+
+  async db(): Promise<DataSource> {
+    if (!this.dataSource) {
+      const ds = new DataSource(dataSourceOptions(loadDatabaseSettings(this.env)));
+      await ds.initialize();
+      this.dataSource = ds;
+    }
+    return this.dataSource;
+  }
+
+  pseudonymizer(): Pseudonymizer {
+    return new Pseudonymizer(loadPrivacyKeys(this.env));
+  }
+
+  secretBox(): SecretBox {
+    return new SecretBox(loadPrivacyKeys(this.env));
+  }
+
+  consoleClient(): ConsoleClientSettings {
+    return loadConsoleClientSettings(this.env);
+  }
+
+  auditRetentionDays(): number {
+    return loadAuditRetentionDays(this.env);
+  }
+
+  /** The session store on Redis, once connected (commands fail rather than queue). */
+  async sessions(): Promise<SessionStore> {
+    if (!this.redisClient) {
+      const settings = loadRedisSettings(this.env);
+      const client = createRedis(settings);
+      this.redisClient = client;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('Redis is not reachable')), settings.dependencyTimeoutMs * 5);
+        client.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return new SessionStore(this.redisClient);
+  }
+
+  async audit(): Promise<AuditTrail> {
+    return new AuditTrail(await this.db());
+  }
+
+  /** Contract 12: every admin change is audited as `admin.` and the command's words. */
+  async auditAdmin(command: string, tenantId: string, subject: string, data: AuditData = {}): Promise<void> {
+    await (await this.audit()).record({ type: `admin.${command.replace(/ /g, '.')}`, tenantId, subject, data });
+  }
+
+  async close(): Promise<void> {
+    await this.dataSource?.destroy();
+    await this.redisClient?.quit().catch(() => this.redisClient?.disconnect());
+  }
+}

@@ -1,0 +1,39 @@
+import { ChatPlatformAppsRepository } from '../../directory/chat-platform-apps.repository';
+import { ClientsRepository } from '../../directory/clients.repository';
+import { IdentitiesRepository } from '../../directory/identities.repository';
+import { MembershipsRepository } from '../../directory/memberships.repository';
+import { TenantsRepository } from '../../directory/tenants.repository';
+import { ChatPlatformAppEntity } from '../../platform/database/entities/chat-platform-app.entity';
+import { ClientEntity } from '../../platform/database/entities/client.entity';
+import { MembershipEntity } from '../../platform/database/entities/membership.entity';
+import { TenantEntity } from '../../platform/database/entities/tenant.entity';
+import { AdminInputError } from '../admin-command';
+import type { CliContext } from '../cli-context';
+
+/** The service's own repositories, built over the CLI's data source (no Nest container needed). */
+export async function tenantsRepository(ctx: CliContext): Promise<TenantsRepository> {
+  return new TenantsRepository((await ctx.db()).getRepository(TenantEntity));
+}
+
+export async function clientsRepository(ctx: CliContext): Promise<ClientsRepository> {
+  return new ClientsRepository((await ctx.db()).getRepository(ClientEntity));
+}
+
+export async function membershipsRepository(ctx: CliContext): Promise<MembershipsRepository> {
+  return new MembershipsRepository((await ctx.db()).getRepository(MembershipEntity));
+}
+
+export async function identitiesRepository(ctx: CliContext): Promise<IdentitiesRepository> {
+  return new IdentitiesRepository(await ctx.db());
+}
+
+export async function chatAppsRepository(ctx: CliContext): Promise<ChatPlatformAppsRepository> {
+  return new ChatPlatformAppsRepository((await ctx.db()).getRepository(ChatPlatformAppEntity), ctx.secretBox());
+}
+
+/** A customer tenant or an input error: operator commands never act on the control plane's realm. */
+export async function customerTenant(ctx: CliContext, id: string): Promise<TenantEntity> {
+  const tenant = await (await tenantsRepository(ctx)).find(id);
+  if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${id}`);
+  return tenant;
+}

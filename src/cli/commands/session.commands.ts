@@ -1,0 +1,56 @@
+import { AdminInputError, required, SESSION_ID, type AdminCommand } from '../admin-command';
+import { userRecords } from './user.commands';
+import { findTargetUser, USER_TARGET_OPTIONS } from './user-target';
+
+export const SESSION_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'session list',
+    usage: 'session list --email EMAIL | --tenant ID --id usr_…',
+    options: USER_TARGET_OPTIONS,
+    async run(ctx, v) {
+      const users = await userRecords(ctx);
+      const user = await findTargetUser(users, v);
+      const sessions = await ctx.sessions();
+      const rows = await users.unexpiredSessions(user.id);
+      const ids = [...new Set([...(await sessions.listUserSessions(user.id)), ...rows.map((r) => r.id)])];
+      const live = await Promise.all(ids.map((id) => sessions.get(id)));
+      return {
+        sessions: ids.flatMap((id, i) => {
+          const s = live[i];
+          if (!s || s.userId !== user.id) return [];
+          const row = rows.find((r) => r.id === id);
+          return [
+            {
+              session_id: id,
+              client_id: s.clientId,
+              created_at: row?.createdAt.toISOString() ?? null,
+              expires_at: row?.expiresAt.toISOString() ?? null,
+            },
+          ];
+        }),
+      };
+    },
+  },
+  {
+    name: 'session revoke',
+    usage: 'session revoke --id ses_…',
+    options: { id: { type: 'string' } },
+    async run(ctx, v) {
+      const id = required(v, 'id');
+      if (!SESSION_ID.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
+      const owner = await (await userRecords(ctx)).sessionOwner(id);
+      const revoked = await (await ctx.sessions()).revoke(id, { tombstone: true });
+      if (owner) {
+        const audit = await ctx.audit();
+        await audit.record({
+          type: 'session.revoked',
+          tenantId: owner.tenantId,
+          subject: owner.userId,
+          data: { session_id: id, by: 'admin' },
+        });
+        await ctx.auditAdmin(this.name, owner.tenantId, id);
+      }
+      return { session: { id, revoked } };
+    },
+  },
+];

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
+import { ControlPlaneSeedService } from '../../directory/control-plane-seed.service';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
+import { RetentionRepository } from '../../directory/retention.repository';
+import type { AdminCommand } from '../admin-command';
+import { clientsRepository, tenantsRepository } from './directory-repositories';
+
+const random32 = (): string => randomBytes(32).toString('base64url');
+
+/** Fresh production secrets in the shapes the configuration checks (contract 1, 12). */
+export async function generateSecrets(): Promise<Record<string, string>> {
+  const stamp = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+  const kid = (alg: string): string => `${alg}-${stamp}-${randomBytes(3).toString('hex')}`;
+  const rsa = await generateKeyPair('RS256', { extractable: true, modulusLength: 2048 });
+  const ec = await generateKeyPair('ES256', { extractable: true });
+  const keys = [
+    { ...(await exportJWK(rsa.privateKey)), alg: 'RS256', use: 'sig', kid: kid('rs') },
+    { ...(await exportJWK(ec.privateKey)), alg: 'ES256', use: 'sig', kid: kid('es') },
+  ];
+  return {
+    CONSOLE_CLIENT_SECRET: random32(),
+    CONSOLE_SESSION_KEY: random32(),
+    PRIVACY_KEY: random32(),
+    SIGNING_KEYS: JSON.stringify({ keys }),
+  };
+}
+
+/** NAME=value, single-quoted when the value holds anything a POSIX shell would interpret. */
+export function shellLine(name: string, value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]*$/.test(value) ? `${name}=${value}` : `${name}='${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export const SETUP_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'migrate',
+    usage: 'migrate',
+    options: {},
+    async run(ctx) {
+      const ran = await (await ctx.db()).runMigrations({ transaction: 'each' });
+      return { migrated: ran.map((m) => m.name) };
+    },
+  },
+  {
+    name: 'seed-control-plane',
+    usage: 'seed-control-plane',
+    options: {},
+    async run(ctx) {
+      const seed = new ControlPlaneSeedService(
+        ctx.consoleClient(),
+        await tenantsRepository(ctx),
+        await clientsRepository(ctx),
+        ctx.pseudonymizer(),
+      );
+      const result = await seed.seed();
+      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, result.client_id);
+      return result;
+    },
+  },
+  {
+    name: 'generate-secrets',
+    usage: 'generate-secrets                 (prints NAME=value lines; needs no configuration)',
+    options: {},
+    async run() {
+      const secrets = await generateSecrets();
+      return Object.entries(secrets)
+        .map(([k, v]) => shellLine(k, v))
+        .join('\n');
+    },
+  },
+  {
+    name: 'purge',
+    usage: 'purge                            (expired sessions, stale provisional users, old audit rows)',
+    options: {},
+    async run(ctx) {
+      const days = ctx.auditRetentionDays();
+      const purged = await new RetentionRepository(await ctx.db()).purge(days);
+      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', { ...purged, audit_retention_days: days });
+      return { purged };
+    },
+  },
+];

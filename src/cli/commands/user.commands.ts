@@ -1,0 +1,61 @@
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
+import { UserRecordsRepository } from '../../directory/user-records.repository';
+import { AdminInputError, type AdminCommand } from '../admin-command';
+import type { CliContext } from '../cli-context';
+import { findTargetUser, toUserResponse, USER_TARGET_OPTIONS } from './user-target';
+
+export async function userRecords(ctx: CliContext): Promise<UserRecordsRepository> {
+  return new UserRecordsRepository(await ctx.db(), await ctx.audit());
+}
+
+export const USER_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'user show',
+    usage: 'user show --email EMAIL | --tenant ID --id usr_…',
+    options: USER_TARGET_OPTIONS,
+    async run(ctx, v) {
+      return { user: toUserResponse(await findTargetUser(await userRecords(ctx), v)) };
+    },
+  },
+  {
+    name: 'user deactivate',
+    usage: 'user deactivate --email EMAIL | --tenant ID --id usr_…',
+    options: USER_TARGET_OPTIONS,
+    async run(ctx, v) {
+      const users = await userRecords(ctx);
+      const user = await findTargetUser(users, v);
+      // PostgreSQL first: from here no sign-in, code exchange or new session passes its user
+      // check; then every live session goes at once and the user is marked so none can join
+      // (contract 12). Repeating the command repeats the revocation.
+      const changed = await users.deactivate(user.tenantId, user.id, 'admin');
+      const sessions = await ctx.sessions();
+      const recorded = (await users.unexpiredSessions(user.id)).map((s) => s.id);
+      const revoked = await sessions.revokeUser(user.id, recorded);
+      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: revoked.length });
+      return {
+        user: { id: user.id, tenant: user.tenantId, status: 'deactivated', changed },
+        revoked_sessions: revoked.length,
+      };
+    },
+  },
+  {
+    name: 'user delete',
+    usage: 'user delete --tenant ID --id usr_…   (erases a customer user; audit keeps ids only)',
+    options: USER_TARGET_OPTIONS,
+    async run(ctx, v) {
+      const users = await userRecords(ctx);
+      if (v['email'] !== undefined) throw new AdminInputError('user delete takes --tenant and --id');
+      const user = await findTargetUser(users, v);
+      if (user.tenantId === CONTROL_PLANE_TENANT_ID)
+        throw new AdminInputError('user delete erases customer users; deactivate a control-plane user instead');
+      // Redis first, so no new session can appear between the erasure and the revocation.
+      const sessions = await ctx.sessions();
+      const recorded = (await users.unexpiredSessions(user.id)).map((s) => s.id);
+      const revoked = await sessions.revokeUser(user.id, recorded);
+      const erased = await users.erase(user.tenantId, user.id);
+      if (erased === null) throw new AdminInputError(`no user ${user.id} in tenant ${user.tenantId}`);
+      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: revoked.length });
+      return { deleted: { id: user.id, tenant: user.tenantId }, revoked_sessions: revoked.length };
+    },
+  },
+];

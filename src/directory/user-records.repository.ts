@@ -1,0 +1,145 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditTrail } from './audit-trail.repository';
+
+export interface UserRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly kind: string;
+  readonly status: string;
+  readonly createdAt: Date;
+  readonly deactivatedAt: Date | null;
+  readonly identities: ReadonlyArray<{ provider: string; providerSubject: string; email: string | null }>;
+  readonly memberships: ReadonlyArray<{ tenantId: string; role: string }>;
+}
+
+export interface SessionRow {
+  readonly id: string;
+  readonly clientId: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+interface UserRow {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  status: string;
+  created_at: Date;
+  deactivated_at: Date | null;
+}
+
+/**
+ * Operator reads and writes of one user (contract 12): look-up, deactivation, erasure. Used by the
+ * admin CLI; the service's own paths keep using the identity and session repositories.
+ */
+export class UserRecordsRepository {
+  constructor(
+    private readonly db: DataSource,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  async findByIdentity(tenantId: string, provider: string, providerSubject: string): Promise<UserRecord | null> {
+    const [row] = await this.db.query<Array<{ user_id: string }>>(
+      'SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3',
+      [tenantId, provider, providerSubject],
+    );
+    return row ? this.find(tenantId, row.user_id) : null;
+  }
+
+  async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserRecord | null> {
+    const [user] = await m.query<UserRow[]>(
+      'SELECT id, tenant_id, kind, status, created_at, deactivated_at FROM users WHERE id = $1 AND tenant_id = $2',
+      [userId, tenantId],
+    );
+    if (!user) return null;
+    const identities = await m.query<Array<{ provider: string; provider_subject: string; email: string | null }>>(
+      'SELECT provider, provider_subject, email FROM identities WHERE user_id = $1 ORDER BY created_at',
+      [userId],
+    );
+    const memberships = await m.query<Array<{ tenant_id: string; role: string }>>(
+      'SELECT tenant_id, role FROM memberships WHERE user_id = $1 ORDER BY tenant_id',
+      [userId],
+    );
+    return {
+      id: user.id,
+      tenantId: user.tenant_id,
+      kind: user.kind,
+      status: user.status,
+      createdAt: user.created_at,
+      deactivatedAt: user.deactivated_at,
+      identities: identities.map((i) => ({
+        provider: i.provider,
+        providerSubject: i.provider_subject,
+        email: i.email,
+      })),
+      memberships: memberships.map((ms) => ({ tenantId: ms.tenant_id, role: ms.role })),
+    };
+  }
+
+  /** Session rows that may still be live (their expiry has not passed), newest first. */
+  async unexpiredSessions(userId: string): Promise<SessionRow[]> {
+    const rows = await this.db.query<Array<{ id: string; client_id: string; created_at: Date; expires_at: Date }>>(
+      'SELECT id, client_id, created_at, expires_at FROM sessions WHERE user_id = $1 AND expires_at > now() ORDER BY created_at DESC',
+      [userId],
+    );
+    return rows.map((r) => ({ id: r.id, clientId: r.client_id, createdAt: r.created_at, expiresAt: r.expires_at }));
+  }
+
+  async sessionOwner(sessionId: string): Promise<{ tenantId: string; userId: string } | null> {
+    const [row] = await this.db.query<Array<{ tenant_id: string; user_id: string }>>(
+      'SELECT tenant_id, user_id FROM sessions WHERE id = $1',
+      [sessionId],
+    );
+    return row ? { tenantId: row.tenant_id, userId: row.user_id } : null;
+  }
+
+  /** Marks the user deactivated and records it; false when it was not active. */
+  async deactivate(tenantId: string, userId: string, by: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      // TypeORM answers an UPDATE with [rows, affected count].
+      const [, updated] = await m.query<[unknown[], number]>(
+        `UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp()
+          WHERE id = $1 AND tenant_id = $2 AND status = 'active'`,
+        [userId, tenantId],
+      );
+      if (updated === 0) return false;
+      await this.audit.record({ type: 'user.deactivated', tenantId, subject: userId, data: { by } }, m);
+      return true;
+    });
+  }
+
+  /**
+   * Erasure of a customer user (contract 12): identities, consents, session rows and the user row
+   * go in one transaction; audit rows keep only ids, and any row that still names one of the
+   * user's addresses or provider subjects loses its data. Returns the session ids it removed.
+   */
+  async erase(tenantId: string, userId: string): Promise<string[] | null> {
+    return this.db.transaction(async (m) => {
+      const locked = await m.query<unknown[]>('SELECT id FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+        userId,
+        tenantId,
+      ]);
+      if (locked.length === 0) return null;
+      const personal = await m.query<Array<{ value: string }>>(
+        `SELECT provider_subject AS value FROM identities WHERE user_id = $1
+         UNION SELECT email FROM identities WHERE user_id = $1 AND email IS NOT NULL`,
+        [userId],
+      );
+      const sessions = await m.query<Array<{ id: string }>>('SELECT id FROM sessions WHERE user_id = $1', [userId]);
+      await m.query('DELETE FROM consents WHERE user_id = $1', [userId]);
+      await m.query('DELETE FROM memberships WHERE user_id = $1', [userId]);
+      await m.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+      await m.query('DELETE FROM identities WHERE user_id = $1', [userId]);
+      await m.query('DELETE FROM users WHERE id = $1', [userId]);
+      for (const { value } of personal) {
+        await m.query(
+          `UPDATE audit_events SET data = '{"redacted": true}'::jsonb
+            WHERE tenant_id = $1 AND strpos(data::text, $2) > 0`,
+          [tenantId, JSON.stringify(value).slice(1, -1)],
+        );
+      }
+      await this.audit.record({ type: 'user.deleted', tenantId, subject: userId }, m);
+      return sessions.map((s) => s.id);
+    });
+  }
+}
