@@ -65,7 +65,8 @@ export class CliContext {
         });
       });
     }
-    return new SessionStore(this.redisClient);
+    // The store MACs refresh tokens with PRIVACY_KEY, so session commands read it too.
+    return new SessionStore(this.redisClient, this.pseudonymizer());
   }
 
   async audit(): Promise<AuditTrail> {
