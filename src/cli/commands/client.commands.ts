@@ -63,6 +63,7 @@ export const CLIENT_COMMANDS: readonly AdminCommand[] = [
         enabled: true,
         scopes,
         redirectUris,
+        webOrigins,
         secretDigest: null,
       });
       await ctx.auditAdmin(this.name, tenant, id, { type });

@@ -122,7 +122,7 @@ describe('admin CLI: directory commands on PostgreSQL alone', () => {
       env,
       ...['client', 'create', '--tenant', 'acme', '--id', 'cli_web', '--name', 'Web', '--type', 'browser'],
       ...['--scopes', 'openid offline_access', '--redirect-uri', 'https://play.acme.example/cb'],
-      ...['--redirect-uri', 'https://acme.example/auth'],
+      ...['--redirect-uri', 'https://acme.example/auth', '--web-origins', 'https://Www.Acme.example:443'],
     );
     expect(created.status).toBe(0);
     await admin(env, 'client', 'create', '--tenant', 'acme', '--id', 'cli_app', '--name', 'App', '--type', 'native');
@@ -135,7 +135,7 @@ describe('admin CLI: directory commands on PostgreSQL alone', () => {
           type: 'browser',
           enabled: true,
           scopes: ['openid', 'offline_access'],
-          web_origins: ['https://play.acme.example', 'https://acme.example'],
+          web_origins: ['https://play.acme.example', 'https://acme.example', 'https://www.acme.example'],
         },
       ],
     });
