@@ -2,12 +2,16 @@
 # Starts a working demo on a fresh clone: dependencies, PostgreSQL and Redis, dev secrets
 # (generated once into .env.local), migrations, the control-plane seed, a demo tenant with a
 # client and a membership, then the service on http://localhost:3000 (API) and
-# http://127.0.0.1:3000 (console). Codes are printed to this console (MAIL_TRANSPORT=log).
+# http://127.0.0.1:3000 (console), the demo game on http://127.0.0.1:3001 (another site than the
+# API) and a stand-in chat platform on http://127.0.0.1:3002. Codes are printed to this console
+# (MAIL_TRANSPORT=log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEMO_EMAIL=${DEMO_EMAIL:-dev@example.com}
 PORT=${PORT:-3000}
+GAME_PORT=${GAME_PORT:-3001}
+DEMO_CHAT_PORT=${DEMO_CHAT_PORT:-3002}
 DB=${DEMO_DATABASE:-svc_auth_dev}
 
 bash scripts/install-deps.sh
@@ -30,9 +34,13 @@ DATABASE_URL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/$DB}
 REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 CONSOLE_CLIENT_ID=${CONSOLE_CLIENT_ID:-cli_console}
 MAIL_TRANSPORT=${MAIL_TRANSPORT:-log}
+CHAT_PLATFORM_AUTHORIZE_URL=${CHAT_PLATFORM_AUTHORIZE_URL:-http://127.0.0.1:$DEMO_CHAT_PORT/oauth2/authorize}
+CHAT_PLATFORM_API_BASE=${CHAT_PLATFORM_API_BASE:-http://127.0.0.1:$DEMO_CHAT_PORT/api/v10}
+GAME_ORIGIN=http://127.0.0.1:$GAME_PORT
 set +a
 
 npm run --silent build
+npm run --silent build:sdk
 admin() { node dist/src/cli/admin.js "$@"; }
 admin migrate
 admin seed-control-plane
@@ -41,11 +49,25 @@ admin tenant create --id demo --name "Demo Studio" 2>/dev/null || echo '{"tenant
 admin client create --tenant demo --id cli_demo_game --name "Demo Game" --type browser \
   --scopes "openid offline_access" --redirect-uri "http://127.0.0.1:$PORT/" 2>/dev/null || echo '{"client":"cli_demo_game exists"}'
 admin membership add --tenant demo --email "$DEMO_EMAIL" --role owner
+# The demo game: a browser client whose page is on another site than the API (contract 11).
+admin client create --tenant demo --id cli_star_clicker --name "Star Clicker" --type browser \
+  --scopes "openid offline_access" --redirect-uri "$GAME_ORIGIN/" --web-origins "$GAME_ORIGIN" \
+  2>/dev/null || echo '{"client":"cli_star_clicker exists"}'
+admin chat configure --tenant demo --client-id demo-chat-app --client-secret demo-chat-secret \
+  --redirect-uri "$AUTH_ORIGIN/t/demo/chat/callback"
+
+node scripts/demo-chat-platform.js &
+CHAT_PID=$!
+GAME_TENANT=demo GAME_CLIENT_ID=cli_star_clicker node scripts/game-server.js &
+GAME_PID=$!
+trap 'kill $CHAT_PID $GAME_PID 2>/dev/null || true' EXIT
 
 cat <<MSG
 
   Console: $CONSOLE_ORIGIN/   (sign in as $DEMO_EMAIL; the code is printed below)
   API:     $AUTH_ORIGIN/t/control-plane/.well-known/openid-configuration
+  Game:    $GAME_ORIGIN/   (plays as a guest; attach an email, whose code is printed below,
+           or the demo chat platform; the player id stays the same: docs/game-developers.md)
 
 MSG
-exec node --max-old-space-size=128 --max-semi-space-size=4 dist/src/main.js
+node --max-old-space-size=128 --max-semi-space-size=4 dist/src/main.js

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// A stand-in chat platform for `npm run demo` only (Discord-compatible, contract section 1): its
+// authorize page asks for a user name and consents at once, so the demo needs no real platform
+// account. The same name always gives the same platform user id. Never for production.
+'use strict';
+const { createServer } = require('node:http');
+const { createHash, randomBytes } = require('node:crypto');
+
+const port = Number(process.env.DEMO_CHAT_PORT ?? 3002);
+const codes = new Map();
+const tokens = new Map();
+
+const escape = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const userFor = (name) => ({
+  id: String(BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 12)}`)),
+  username: name,
+  global_name: name,
+  email: null,
+  verified: false,
+});
+
+function readBody(req) {
+  return new Promise((resolve) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve(body));
+  });
+}
+
+createServer((req, res) => {
+  const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+  const json = (status, body) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  if (req.method === 'GET' && url.pathname === '/oauth2/authorize') {
+    const keep = ['redirect_uri', 'state']
+      .map((k) => `<input type="hidden" name="${k}" value="${escape(url.searchParams.get(k) ?? '')}">`)
+      .join('');
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><title>Demo chat platform</title><h1>Demo chat platform</h1>` +
+        `<form action="/oauth2/consent"><label>User name <input name="username" value="star_player" required></label>` +
+        `${keep}<button type="submit">Authorize the game</button></form>`,
+    );
+  } else if (req.method === 'GET' && url.pathname === '/oauth2/consent') {
+    const code = randomBytes(18).toString('base64url');
+    codes.set(code, userFor(url.searchParams.get('username') || 'star_player'));
+    const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+    back.searchParams.set('code', code);
+    back.searchParams.set('state', url.searchParams.get('state') ?? '');
+    res.writeHead(302, { Location: back.toString() });
+    res.end();
+  } else if (req.method === 'POST' && url.pathname === '/api/v10/oauth2/token') {
+    void readBody(req).then((body) => {
+      const user = codes.get(new URLSearchParams(body).get('code') ?? '');
+      if (!user) return json(400, { error: 'invalid_grant' });
+      const token = randomBytes(18).toString('base64url');
+      tokens.set(token, user);
+      json(200, { access_token: token, token_type: 'Bearer', expires_in: 600, scope: 'identify email' });
+    });
+  } else if (req.method === 'GET' && url.pathname === '/api/v10/users/@me') {
+    const user = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+    if (user) json(200, user);
+    else json(401, { message: '401: Unauthorized', code: 0 });
+  } else {
+    json(404, { message: '404: Not Found', code: 0 });
+  }
+}).listen(port, '127.0.0.1', () => process.stdout.write(`demo chat platform: http://127.0.0.1:${port}/\n`));
