@@ -66,8 +66,25 @@ export interface RateLimitBudget {
   readonly windowSeconds: number;
 }
 
+/**
+ * Every endpoint an anonymous client can call that writes state, each with its own per-IP budget
+ * checked before anything is written (contract section 10), and the variable that sets it.
+ */
+export const ANONYMOUS_WRITES = {
+  authorize: 'RATE_LIMIT_IP_AUTHORIZE',
+  'console-start': 'RATE_LIMIT_IP_CONSOLE_START',
+  'chat-start': 'RATE_LIMIT_IP_CHAT_START',
+  'email-start': 'RATE_LIMIT_IP_EMAIL_START',
+  'email-verify': 'RATE_LIMIT_IP_EMAIL_VERIFY',
+  'guest-create': 'RATE_LIMIT_IP_GUEST_CREATE',
+  'sign-in': 'RATE_LIMIT_IP_SIGN_IN',
+} as const;
+export type AnonymousWrite = keyof typeof ANONYMOUS_WRITES;
+
 export interface RateLimitConfig {
   readonly enabled: boolean;
+  /** Per client network (IPv4 address or IPv6 /64), across tenants. */
+  readonly ip: Readonly<Record<AnonymousWrite, RateLimitBudget>>;
   readonly managementEmailSend: RateLimitBudget;
   readonly managementIp: RateLimitBudget;
   readonly managementFlowAttempts: RateLimitBudget;
@@ -108,6 +125,8 @@ const RATE_LIMIT_DEFAULTS: Record<string, string> = {
   RATE_LIMIT_GUEST_CREATE_TENANT_IP: '200/60',
   RATE_LIMIT_GUEST_UPGRADE_SUBJECT: '10/600',
   RATE_LIMIT_TENANT_EMAIL_SEND: '5/900',
+  // Contract section 10: a burst of a few hundred anonymous writes from one network in a minute.
+  ...Object.fromEntries(Object.values(ANONYMOUS_WRITES).map((name) => [name, '300/60'])),
 };
 
 class Reader {
@@ -402,6 +421,9 @@ export function loadConfig(env: Env): AppConfig {
     },
     rateLimits: {
       enabled: rateLimitsRaw !== 'off',
+      ip: Object.fromEntries(
+        Object.entries(ANONYMOUS_WRITES).map(([endpoint, name]) => [endpoint, r.budget(name)]),
+      ) as Record<AnonymousWrite, RateLimitBudget>,
       managementEmailSend: r.budget('RATE_LIMIT_MGMT_EMAIL_SEND'),
       managementIp: r.budget('RATE_LIMIT_MGMT_IP'),
       managementFlowAttempts: r.budget('RATE_LIMIT_MGMT_FLOW_ATTEMPTS'),

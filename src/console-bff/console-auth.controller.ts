@@ -1,6 +1,7 @@
 import { Controller, UseFilters, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
+import { IpBudget } from '../http/ip-budget.interceptor';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { CONSOLE_COOKIE, CONSOLE_FLOW_COOKIE, PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
@@ -28,6 +29,7 @@ export class ConsoleAuthController {
   /** Exact console Origin (spec 5): a cross-site page cannot start a sign-in in the user's name. */
   @Post('start')
   @UsePolicy('origin:console')
+  @IpBudget('console-start')
   async start(@Res() res: Response): Promise<void> {
     const { location, flowCookie } = await this.signIn.start();
     // Lax: the callback arrives as a top-level navigation from the auth host, a cross-site hop.

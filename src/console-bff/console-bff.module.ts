@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IpBudgetModule } from '../http/ip-budget.module';
 import { ConsoleApiClient } from './console-api.client';
 import { ConsoleAuthController } from './console-auth.controller';
 import { ConsolePageController } from './console-page.controller';
@@ -15,6 +16,7 @@ import { PendingSignInsStore } from './pending-sign-ins.store';
  * on its own it would work the same.
  */
 @Module({
+  imports: [IpBudgetModule],
   controllers: [ConsoleAuthController, ManagementProxyController, ConsolePageController],
   providers: [
     ConsoleApiClient,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
-import { clientIp } from '../http/client-ip';
+import { clientNetwork } from '../http/client-ip';
 import { readCookie, setHostCookie, type SameSite } from '../http/cookies';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
@@ -43,7 +43,7 @@ export function guestContext(
     clientId: body.client_id,
     flowId: body.browser_flow_id,
     flowCookie: readCookie(req.headers.cookie, flowCookieName(body.browser_flow_id)),
-    ip: clientIp(req, config.trustProxy),
+    ip: clientNetwork(req, config.trustProxy),
     crossSite: registeredCorsOrigin(req) !== undefined,
   };
 }

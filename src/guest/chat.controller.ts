@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res }
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { readCookie } from '../http/cookies';
+import { IpBudget } from '../http/ip-budget.interceptor';
 import { UsePolicy } from '../http/policy.decorator';
 import { flowCookieName, guestContext, sendWithFlowCookie } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';
@@ -17,6 +18,7 @@ export class ChatController {
   ) {}
 
   @Get('start')
+  @IpBudget('chat-start')
   async start(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Query() query: ChatStartQueryDto,
@@ -33,6 +35,7 @@ export class ChatController {
   /** For pages that open the platform themselves, in a popup or a redirect (contract section 11). */
   @Post('start')
   @HttpCode(200)
+  @IpBudget('chat-start')
   startForPage(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: FlowBoundDto,

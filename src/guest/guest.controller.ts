@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { IpBudget } from '../http/ip-budget.interceptor';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
@@ -20,6 +21,7 @@ export class GuestController {
   @Post('guest')
   @HttpCode(201)
   @UsePolicy('public')
+  @IpBudget('guest-create')
   async create(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: FlowBoundDto,
@@ -58,6 +60,7 @@ export class GuestController {
   @Post('sign-in')
   @HttpCode(200)
   @UsePolicy('public')
+  @IpBudget('sign-in')
   signIn(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: ProofDto, @Req() req: Request) {
     return this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
   }

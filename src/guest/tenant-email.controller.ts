@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { IpBudget } from '../http/ip-budget.interceptor';
 import { UsePolicy } from '../http/policy.decorator';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { TenantEmailStartDto, TenantEmailVerifyDto } from './guest.dto';
@@ -17,6 +18,7 @@ export class TenantEmailController {
 
   @Post('start')
   @HttpCode(202)
+  @IpBudget('email-start')
   async start(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: TenantEmailStartDto,
@@ -28,6 +30,7 @@ export class TenantEmailController {
 
   @Post('verify')
   @HttpCode(200)
+  @IpBudget('email-verify')
   verify(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: TenantEmailVerifyDto,

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { clientIp } from '../http/client-ip';
+import { clientNetwork } from '../http/client-ip';
 import { readCookie } from '../http/cookies';
 import { UsePolicy } from '../http/policy.decorator';
 import { CONTROL_FLOW_COOKIE } from './control-flows.store';
@@ -32,7 +32,7 @@ export class EmailSignInController {
     return {
       flowId,
       flowCookie: readCookie(req.headers.cookie, CONTROL_FLOW_COOKIE),
-      ip: clientIp(req, this.config.trustProxy),
+      ip: clientNetwork(req, this.config.trustProxy),
     };
   }
 }

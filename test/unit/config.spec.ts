@@ -108,6 +108,22 @@ describe('configuration (contract section 1)', () => {
     expect(loadConfig(env({ NODE_ENV: 'development', RATE_LIMITS: 'off' })).rateLimits.enabled).toBe(false);
   });
 
+  it('gives every anonymous write a per-network budget of a few hundred a minute by default', () => {
+    const c = loadConfig(env({ RATE_LIMIT_IP_GUEST_CREATE: '7/30' }));
+    expect(Object.keys(c.rateLimits.ip).sort()).toEqual([
+      'authorize',
+      'chat-start',
+      'console-start',
+      'email-start',
+      'email-verify',
+      'guest-create',
+      'sign-in',
+    ]);
+    expect(c.rateLimits.ip.authorize).toEqual({ limit: 300, windowSeconds: 60 });
+    expect(c.rateLimits.ip['guest-create']).toEqual({ limit: 7, windowSeconds: 30 });
+    expect(problemsOf(env({ RATE_LIMIT_IP_SIGN_IN: '0/60' }))[0]).toMatch(/^RATE_LIMIT_IP_SIGN_IN:/);
+  });
+
   it('requires an RS256 key for the control plane and an ES256 key for customers', () => {
     expect(problemsOf(env({ SIGNING_KEYS: JSON.stringify({ keys: [ec] }) }))).toContain(
       'SIGNING_KEYS: needs an RS256 key for the control plane',

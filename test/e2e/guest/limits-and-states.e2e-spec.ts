@@ -40,6 +40,18 @@ describe('guest abuse limits (spec 8) and account states', () => {
     expect(await status(beta.startEmail('limited@example.com'))).toBe(200);
   });
 
+  it('email/start refused by a budget claims no flow (contract section 10)', async () => {
+    const start = (flowId: string) =>
+      w.t
+        .auth()
+        .post('/t/acme/email/start')
+        .send({ client_id: 'cli_game', browser_flow_id: flowId, email: 'spent@example.com' });
+    for (const flowId of ['flw_spentAAAAAAAAAAAAAAA1', 'flw_spentAAAAAAAAAAAAAAA2']) await start(flowId).expect(202);
+    const refused = await start('flw_spentAAAAAAAAAAAAAAA3').expect(429);
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    expect((await w.t.redisKeys()).filter((k) => k.includes('flw_spentAAAAAAAAAAAAAAA3'))).toEqual([]);
+  });
+
   it('an upgraded account is no longer a guest: no second linking intent', async () => {
     const c = w.client();
     await c.createGuest();

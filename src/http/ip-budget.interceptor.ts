@@ -1,0 +1,64 @@
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  NestInterceptor,
+  SetMetadata,
+  UseInterceptors,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import type { Observable } from 'rxjs';
+import { APP_CONFIG, type AnonymousWrite, type AppConfig } from '../config/config';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import { clientNetwork } from './client-ip';
+
+const IP_BUDGET_KEY = 'svc:ip-budget';
+
+/**
+ * Pseudonymisation domain of each budget. Tenant routes share one domain and are not keyed by
+ * tenant: a client rotating tenant ids (real or not) must not get a fresh budget, or a fresh
+ * key, per id.
+ */
+const DOMAIN: Record<AnonymousWrite, string> = {
+  authorize: 'svc:management',
+  'console-start': 'svc:console',
+  'chat-start': 'svc:tenant',
+  'email-start': 'svc:tenant',
+  'email-verify': 'svc:tenant',
+  'guest-create': 'svc:tenant',
+  'sign-in': 'svc:tenant',
+};
+
+/**
+ * Contract section 10: an anonymous route that writes state takes a token from its per-network
+ * budget before the handler runs, so a refused request (429 with Retry-After) writes nothing
+ * but has been counted, and valid-looking and malformed requests are counted alike.
+ */
+export const IpBudget = (endpoint: AnonymousWrite): MethodDecorator =>
+  applyDecorators(SetMetadata(IP_BUDGET_KEY, endpoint), UseInterceptors(IpBudgetInterceptor));
+
+@Injectable()
+export class IpBudgetInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const endpoint = this.reflector.get<AnonymousWrite | undefined>(IP_BUDGET_KEY, context.getHandler());
+    if (endpoint) {
+      const req = context.switchToHttp().getRequest<Request>();
+      await this.limiter.hit({
+        name: `ip-${endpoint}`,
+        domain: DOMAIN[endpoint],
+        subject: clientNetwork(req, this.config.trustProxy),
+        budget: this.config.rateLimits.ip[endpoint],
+      });
+    }
+    return next.handle();
+  }
+}
