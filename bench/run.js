@@ -1,28 +1,28 @@
 #!/usr/bin/env node
-// npm run bench: throughput, latency and memory of the hot paths, printed as figures and as
-// ratios to the framework floor and to the raw RS256 signing rate measured in the same run.
-// The machine is shared and noisy, so targets are ratios, never absolute numbers.
+// npm run bench: the service against a peer in one run (issue 15, contract 9). Each scenario
+// measures ours and its counterpart alternately (A B A B A B) on the same pinned core: the peer
+// is panva's oidc-provider configured for the same work (bench/peer), the static route's
+// counterpart a bare NestJS app (bench/bare-nest.js). Prints both, the ratio, met/missed per
+// target, and writes bench/out/latest.json. The machine is shared and noisy, so the targets are
+// ratios of one run, never absolute numbers.
 'use strict';
-const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
+const { mkdirSync, writeFileSync } = require('node:fs');
 const { cpus } = require('node:os');
+const { join } = require('node:path');
 const autocannon = require('autocannon');
-const {
-  startService,
-  spawnServer,
-  refreshChainRequest,
-  apiSignIn,
-  bffSignIn,
-  peakRssMb,
-  cpuSeconds,
-  median,
-  log,
-} = require('./service');
+const Redis = require('ioredis');
+const { startService, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, median, log } = require('./service');
+const { startPeer, startBareNest, peerSignIn, clientCredentialsRequest } = require('./peer');
 
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const DURATION = Number(process.env.BENCH_SECONDS || 5);
 const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP_REQUESTS || 10_000);
 const CONNECTIONS = 50;
+const SIGN_IN_CONCURRENCY = 10;
+const OUT = join(__dirname, 'out');
+// BENCH_PROFILE=1: our server and the peer write V8 CPU profiles into bench/out/profiles.
+const PROFILE_ARGS = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
@@ -32,133 +32,171 @@ function cannon(opts) {
   });
 }
 
-// BENCH_ONLY=refresh measures the floor and the named scenarios only (for profiling).
+// BENCH_ONLY=guest,refresh measures the named scenarios only (for profiling).
 function wanted(name) {
   const only = process.env.BENCH_ONLY;
-  return !only || name.includes('floor') || only.split(',').some((o) => name.includes(o));
+  return !only || only.split(',').some((o) => name.includes(o));
 }
 
-async function measure(name, opts, serverPid) {
-  if (!wanted(name)) return { name, rps: NaN, p50: NaN, p99: NaN, non2xx: 0, rssMb: peakRssMb(serverPid) };
-  // A discarded warm-up of WARMUP_REQUESTS first: steady state is what an operator runs in
-  // (JIT-compiled code, warm caches, and Node's check of the deprecated Buffer() constructor that
-  // passport-http calls, which walks the stack on each call until it has run 10,000 times).
-  const optsOfRun = () => (typeof opts === 'function' ? opts() : opts);
-  const warm = await cannon({ ...optsOfRun(), amount: WARMUP_REQUESTS });
-  const warmFailures = warm.non2xx + warm.errors + warm.timeouts;
-  if (warmFailures > 0)
-    log(`${name}: ${warmFailures} failed requests during the warm-up (status ${JSON.stringify(warm.statusCodeStats)})`);
-  const runs = [];
+const summary = (runs, pid) => ({
+  rps: median(runs.map((r) => r.rps)),
+  p50: median(runs.map((r) => r.p50)),
+  p99: median(runs.map((r) => r.p99)),
+  non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+  rssMb: peakRssMb(pid),
+});
+
+/**
+ * One HTTP scenario: a discarded warm-up of WARMUP_REQUESTS on each side (steady state: JIT,
+ * caches, and past Node's stack walk on each call of the deprecated Buffer() constructor that
+ * passport-http makes, which stops after 10,000 calls), then RUNS alternating runs.
+ * `opts` of a side is a function when each run needs fresh state (the refresh chains).
+ */
+async function compareHttp(sides) {
+  const optsOf = (side) => (typeof side.opts === 'function' ? side.opts() : side.opts);
+  const failures = (r) => r.non2xx + r.errors + r.timeouts;
+  const runs = sides.map(() => []);
+  const warmFailures = [];
+  for (const side of sides) warmFailures.push(failures(await cannon({ ...optsOf(side), amount: WARMUP_REQUESTS })));
   for (let i = 0; i < RUNS; i++) {
-    const cpuBefore = cpuSeconds(serverPid);
-    const r = await cannon(optsOfRun());
-    const cpu = (cpuSeconds(serverPid) - cpuBefore) / r.duration;
-    runs.push({
-      rps: r.requests.average,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      non2xx: r.non2xx + r.errors + r.timeouts,
-      cpu,
-    });
+    for (const [k, side] of sides.entries()) {
+      const r = await cannon(optsOf(side));
+      runs[k].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: failures(r) });
+    }
   }
-  const result = {
-    name,
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
-    rssMb: peakRssMb(serverPid),
-    cpu: median(runs.map((r) => r.cpu)),
+  return sides.map((side, k) => {
+    const s = summary(runs[k], side.pid);
+    s.non2xx += warmFailures[k];
+    return s;
+  });
+}
+
+/** Complete flows per second with SIGN_IN_CONCURRENCY workers, alternating like compareHttp. */
+async function compareFlows(sides) {
+  const runOnce = async (flow, seconds) => {
+    const latencies = [];
+    let failed = 0;
+    let n = 0;
+    const started = Date.now();
+    const until = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: SIGN_IN_CONCURRENCY }, async () => {
+        while (Date.now() < until) {
+          const t0 = performance.now();
+          try {
+            await flow(n++);
+            latencies.push(performance.now() - t0);
+          } catch (err) {
+            if (failed++ === 0) log(`flow failed: ${err.message}`);
+          }
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+    return { rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99), non2xx: failed };
   };
-  log(`${name}: ${result.rps.toFixed(0)} req/s`);
-  return result;
-}
-
-/** Runs `node args` on the server's core (CPU 0) when there are two, and returns its stdout. */
-function onServerCore(cores, args, env) {
-  const [cmd, argv] = cores > 1 ? ['taskset', ['-c', '0', 'node', ...args]] : ['node', args];
-  return execFileSync(cmd, argv, { env, encoding: 'utf8' });
-}
-
-// Raw RS256 signing rate of one core: measured in a child pinned to the server's CPU, so the
-// ratio compares work done on the same core.
-function rs256SignRate(jwk, cores) {
-  const program = `
-    const { createPrivateKey, sign } = require('node:crypto');
-    const key = createPrivateKey({ key: JSON.parse(process.env.JWK), format: 'jwk' });
-    const data = Buffer.from('eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfeCJ9');
-    for (let i = 0; i < 200; i++) sign('sha256', data, key);
-    const start = process.hrtime.bigint(); let n = 0;
-    while (process.hrtime.bigint() - start < 2000000000n) { sign('sha256', data, key); n++; }
-    process.stdout.write(String(n / 2));`;
-  return Number(onServerCore(cores, ['-e', program], { ...process.env, JWK: JSON.stringify(jwk) }));
-}
-
-// The refresh grant's own work without HTTP (bench/refresh-work.js), on the server's core while
-// the server is idle: with the floor, it bounds what the refresh route could reach at best.
-function refreshWorkRate(env, cores) {
-  return JSON.parse(
-    onServerCore(cores, [require.resolve('./refresh-work')], { ...env, WORK_CHAINS: String(CONNECTIONS) }),
-  ).rps;
+  const runs = sides.map(() => []);
+  let warmFailures = 0;
+  for (const side of sides) warmFailures += (await runOnce(side.flow, 2)).non2xx;
+  for (let i = 0; i < RUNS; i++)
+    for (const [k, side] of sides.entries()) runs[k].push(await runOnce(side.flow, DURATION));
+  return sides.map((side, k) => {
+    const s = summary(runs[k], side.pid);
+    if (k === 0) s.non2xx += warmFailures;
+    return s;
+  });
 }
 
 /**
- * Rotation chains: a pool of sessions; every refresh token is used exactly once. A run that ends
- * cuts up to one chain per connection (its rotated token never arrives), so the pool holds enough
- * chains for the warm-up and every run.
+ * Rotation chains: a pool of refresh tokens, each used exactly once. A run that ends cuts up to
+ * one chain per connection (its rotated token never arrives), so the pool holds enough chains
+ * for the warm-up and every run.
  */
-async function refreshScenario(ctx) {
+async function chainPool(signIn) {
   const pool = [];
-  for (let i = 0; i < CONNECTIONS * (RUNS + 2); i++)
-    pool.push((await apiSignIn(ctx, `chain-${randomBytes(6).toString('hex')}@bench.example`)).refresh_token);
-  return () => ({ url: `${ctx.authOrigin}/management-auth/token`, requests: [refreshChainRequest(ctx, pool)] });
+  const size = CONNECTIONS * (RUNS + 2);
+  for (let i = 0; i < size; i += SIGN_IN_CONCURRENCY)
+    pool.push(
+      ...(await Promise.all(
+        Array.from(
+          { length: Math.min(SIGN_IN_CONCURRENCY, size - i) },
+          async (_, k) => (await signIn(i + k)).refresh_token,
+        ),
+      )),
+    );
+  return pool;
 }
 
 async function main() {
-  const { ctx, pid, cores, secrets, env, stopServer, stop } = await startService();
+  // The servers run on process.execPath: the Node 24 that npm puts first on PATH (contract 9).
+  if (!process.versions.node.startsWith('24.'))
+    throw new Error(`bench: Node ${process.version}; run it with npm run bench`);
+  const { ctx, pid, stop } = await startService({ nodeArgs: PROFILE_ARGS });
+  const peer = await startPeer({ nodeArgs: PROFILE_ARGS });
+  const bare = await startBareNest();
   const { authOrigin, consoleOrigin } = ctx;
-  const port = new URL(authOrigin).port;
+  const host = new URL(authOrigin).host;
+  const tag = randomBytes(3).toString('hex');
+  const scenarios = [];
+  const scenario = async (name, peerName, target, measure) => {
+    if (!wanted(name)) return;
+    const [ours, theirs] = await measure();
+    scenarios.push({ name, peerName, target, ours, peer: theirs, ratio: ours.rps / theirs.rps });
+    log(`${name}: ${ours.rps.toFixed(0)}/s vs ${peerName} ${theirs.rps.toFixed(0)}/s`);
+  };
 
-  const rsJwk = JSON.parse(secrets.SIGNING_KEYS).keys.find((k) => k.alg === 'RS256');
-  const signRate = rs256SignRate(rsJwk, cores);
-  log(`raw RS256 sign rate: ${signRate.toFixed(0)}/s`);
-
-  const results = [];
-  results.push(await measure('static route (floor)', { url: `${authOrigin}/healthz` }, pid));
-  const floor = results[0].rps;
-
-  const session = await apiSignIn(ctx, 'bench-0@bench.example');
-  results.push(
-    await measure(
-      'GET /management-auth/current',
-      { url: `${authOrigin}/management-auth/current`, headers: { authorization: `Bearer ${session.access_token}` } },
-      pid,
-    ),
+  await scenario('static route /healthz', 'bare NestJS route', 0.9, () =>
+    compareHttp([
+      { pid, opts: { url: `${authOrigin}/healthz` } },
+      { pid: bare.pid, opts: { url: `${bare.origin}/healthz` } },
+    ]),
   );
 
-  results.push(
-    await measure('refresh grant (rotation chain)', wanted('refresh') ? await refreshScenario(ctx) : {}, pid),
-  );
-  const workRate = refreshWorkRate(env, cores);
-  log(`refresh work without HTTP: ${workRate.toFixed(0)}/s`);
-
-  const guestProbe = await fetch(`${authOrigin}/t/bench/guest`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'cli_bench', browser_flow_id: `flw_${randomBytes(12).toString('base64url')}` }),
+  await scenario('GET /management-auth/current', 'userinfo, opaque token', 1.5, async () => {
+    const ours = await apiSignIn(ctx, `current-${tag}@bench.example`);
+    const theirs = await peerSignIn(peer, `acc_current_${tag}`, { resource: false });
+    return compareHttp([
+      {
+        pid,
+        opts: {
+          url: `${authOrigin}/management-auth/current`,
+          headers: { authorization: `Bearer ${ours.access_token}` },
+        },
+      },
+      {
+        pid: peer.pid,
+        opts: { url: `${peer.origin}/me`, headers: { authorization: `Bearer ${theirs.access_token}` } },
+      },
+    ]);
   });
-  if (guestProbe.status === 201) {
-    results.push(
-      await measure(
-        'POST /t/{tenant}/guest',
-        () => ({
+
+  await scenario('refresh grant (rotation chains)', 'refresh grant, RS256 JWT', 1.5, async () => {
+    const ourPool = await chainPool((i) => apiSignIn(ctx, `chain-${tag}-${i}@bench.example`));
+    const peerPool = await chainPool((i) => peerSignIn(peer, `acc_chain_${tag}_${i}`));
+    const ourToken = `${authOrigin}/management-auth/token`;
+    const peerToken = `${peer.origin}/token`;
+    return compareHttp([
+      { pid, opts: () => ({ url: ourToken, requests: [refreshChainRequest(ourToken, ctx.basic, ourPool)] }) },
+      {
+        pid: peer.pid,
+        opts: () => ({ url: peerToken, requests: [refreshChainRequest(peerToken, peer.basic, peerPool)] }),
+      },
+    ]);
+  });
+
+  await scenario('POST /t/{tenant}/guest', 'client_credentials, RS256 JWT', 1.0, () =>
+    compareHttp([
+      {
+        pid,
+        opts: {
           url: `${authOrigin}/t/bench/guest`,
           requests: [
             {
               method: 'POST',
               setupRequest: (req) => ({
                 ...req,
-                headers: { 'content-type': 'application/json', host: `localhost:${port}` },
+                headers: { 'content-type': 'application/json', host },
                 body: JSON.stringify({
                   client_id: 'cli_bench',
                   browser_flow_id: `flw_${randomBytes(12).toString('base64url')}`,
@@ -166,137 +204,121 @@ async function main() {
               }),
             },
           ],
-        }),
-        pid,
-      ),
-    );
-  } else log(`guest creation not measured (probe answered ${guestProbe.status})`);
-
-  const bffCookie = await bffSignIn(ctx).catch((err) => {
-    log(`BFF proxy not measured: ${err.message}`);
-    return null;
-  });
-  if (bffCookie) {
-    results.push(
-      await measure(
-        'BFF proxied GET /api/management/tenants',
-        { url: `${consoleOrigin}/api/management/tenants`, headers: { cookie: bffCookie } },
-        pid,
-      ),
-    );
-  }
-
-  // Complete sign-ins per second, with 10 concurrent developers.
-  const signIns = wanted('sign-in');
-  let done = 0;
-  let failed = 0;
-  const until = Date.now() + DURATION * 1000;
-  await Promise.all(
-    Array.from({ length: 10 }, async (_, w) => {
-      let i = 0;
-      while (signIns && Date.now() < until) {
-        try {
-          await apiSignIn(ctx, `signin-${w}-${i++}@bench.example`);
-          done++;
-        } catch {
-          failed++;
-        }
-      }
-    }),
+        },
+      },
+      { pid: peer.pid, opts: { url: `${peer.origin}/token`, ...clientCredentialsRequest(peer) } },
+    ]),
   );
-  results.push({
-    name: 'complete console sign-ins (10 concurrent)',
-    rps: done / DURATION,
-    p50: NaN,
-    p99: NaN,
-    non2xx: failed,
-    rssMb: peakRssMb(pid),
-  });
 
-  // The same refresh route with Nest's handler swapped for a plain function (bench/refresh-route.js),
-  // on a server started in place of the first one: what the route pipeline, passport and request
-  // logging cost.
-  await stopServer();
-  const ablation = [];
-  const labels = {
-    passport: 'passport',
-    direct: 'strategy check, no passport',
-    unlogged: 'no passport, ahead of request logging',
-  };
-  for (const mode of wanted('refresh') ? Object.keys(labels) : []) {
-    const variant = await spawnServer({ ...env, REFRESH_ROUTE: mode }, 'bench/refresh-route.js');
-    ablation.push(await measure(`refresh, plain handler (${labels[mode]})`, await refreshScenario(ctx), variant.pid));
-    await variant.stop();
-  }
-  await stop();
-  report(results, floor, signRate, workRate, ablation);
+  await scenario(`complete sign-ins (${SIGN_IN_CONCURRENCY} concurrent)`, 'authorization code + PKCE flows', 1.0, () =>
+    compareFlows([
+      { pid, flow: (i) => bffSignIn(ctx, `signin-${tag}-${i}@bench.example`) },
+      { pid: peer.pid, flow: (i) => peerSignIn(peer, `acc_signin_${tag}_${i}`) },
+    ]),
+  );
+
+  const rss = { ours: peakRssMb(pid), peer: peakRssMb(peer.pid) };
+  await Promise.all([bare.stop(), peer.stop(), stop()]);
+  await dropKeys([ctx.redisKeyPrefix, peer.keyPrefix]);
+  report(scenarios, rss);
 }
 
-function report(results, floor, signRate, workRate, ablation) {
-  const limit = 1 / (1 / floor + 1 / signRate);
-  // The refresh route if its HTTP pipeline cost no more than the floor's: floor plus its own work.
-  const ceiling = 1 / (1 / floor + 1 / workRate);
+/** The run's Redis keys (ours and the peer's), so repeated runs leave nothing behind. */
+async function dropKeys(prefixes) {
+  const redis = new Redis('redis://127.0.0.1:6379');
+  for (const prefix of prefixes) {
+    for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }))
+      if (keys.length > 0) await redis.unlink(...keys);
+  }
+  redis.disconnect();
+}
+
+function report(scenarios, rss) {
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  const rows = results.map((r) => [
-    r.name,
-    fmt(r.rps),
-    fmt(r.p50, 1),
-    fmt(r.p99, 1),
-    fmt(r.rps / floor, 2),
-    fmt(r.rps / signRate, 2),
-    String(r.non2xx),
-    fmt(r.rssMb, 1),
-    fmt((r.cpu ?? NaN) * 100),
+  const machine = `${cpus()[0].model}, ${cpus().length} CPUs`;
+  const date = new Date().toISOString().slice(0, 10);
+  const targets = scenarios.map((s) => ({
+    name: `${s.name} >= ${s.target < 1 ? `${s.target * 100} %` : `${s.target}x`} of ${s.peerName}`,
+    value: `${fmt(s.ratio, 2)}x`,
+    met: s.ratio >= s.target,
+  }));
+  targets.push({
+    name: 'peak RSS <= the peer’s',
+    value: `${fmt(rss.ours)} vs ${fmt(rss.peer)} MB`,
+    met: rss.ours <= rss.peer,
+  });
+  const non2xx = scenarios.reduce((a, s) => a + s.ours.non2xx + s.peer.non2xx, 0);
+  targets.push({ name: 'zero non-2xx (ours and the peer)', value: String(non2xx), met: non2xx === 0 });
+
+  const head = ['scenario', 'ours/s', 'p50', 'p99', 'peer', 'peer/s', 'p50', 'p99', 'ratio', 'target', 'non-2xx'];
+  const rows = scenarios.map((s) => [
+    s.name,
+    fmt(s.ours.rps),
+    fmt(s.ours.p50, 1),
+    fmt(s.ours.p99, 1),
+    s.peerName,
+    fmt(s.peer.rps),
+    fmt(s.peer.p50, 1),
+    fmt(s.peer.p99, 1),
+    `${fmt(s.ratio, 2)}x`,
+    `${s.target}x`,
+    `${s.ours.non2xx}/${s.peer.non2xx}`,
   ]);
-  const head = [
-    'scenario',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'x floor',
-    'x RS256 sign',
-    'non-2xx',
+  rows.push([
     'peak RSS MB',
-    'server CPU %',
-  ];
+    fmt(rss.ours),
+    '',
+    '',
+    'oidc-provider',
+    fmt(rss.peer),
+    '',
+    '',
+    fmt(rss.ours / rss.peer, 2),
+    '<= 1',
+    '',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(
-    `\nsvc-auth benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus()[0].model}, ${cpus().length} CPUs; ${CONNECTIONS} connections, ${RUNS} runs x ${DURATION} s, medians`,
+    `\nsvc-auth vs peer, ${date}, ${machine}, Node ${process.version}; servers on CPU 0, load on CPU 1; ` +
+      `${CONNECTIONS} connections (sign-ins: ${SIGN_IN_CONCURRENCY}), ${RUNS} alternating runs x ${DURATION} s, medians, latency in ms\n`,
   );
-  console.log(`raw RS256 sign rate: ${fmt(signRate)}/s; refresh physical limit 1/(1/floor + 1/sign) = ${fmt(limit)}/s`);
-  console.log(
-    `refresh work without HTTP (rotation script + jose signing, 50 chains): ${fmt(workRate)}/s; with the floor it allows ${fmt(ceiling)}/s = ${fmt((100 * ceiling) / limit)} % of the limit\n`,
-  );
-  for (const a of ablation) {
-    console.log(
-      `${a.name}: ${fmt(a.rps)}/s = ${fmt((100 * a.rps) / limit)} % of the limit (p50 ${fmt(a.p50, 1)} ms, non-2xx ${a.non2xx})`,
-    );
-  }
-  console.log('');
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   rows.forEach((r) => console.log(line(r)));
-  const by = (prefix) => results.find((r) => r.name.startsWith(prefix));
-  const targets = [
-    ['refresh grant >= 80 % of its physical limit', by('refresh') && by('refresh').rps / limit, 0.8],
-    [
-      'current >= 75 % of the floor',
-      by('GET /management-auth/current') && by('GET /management-auth/current').rps / floor,
-      0.75,
-    ],
-    ['guest creation >= 35 % of the floor', by('POST /t/') && by('POST /t/').rps / floor, 0.35],
-  ];
-  console.log('\ntargets (ratios in this run):');
-  for (const [name, value, min] of targets) {
-    console.log(
-      `  ${value === undefined ? 'n/a ' : value >= min ? 'MET ' : 'MISS'} ${name}: ${value === undefined ? 'not measured' : `${(value * 100).toFixed(0)} %`}`,
-    );
-  }
-  const peak = Math.max(...results.map((r) => r.rssMb));
-  console.log(`  ${peak < 160 ? 'MET ' : 'MISS'} peak RSS < 160 MB: ${peak.toFixed(1)} MB`);
-  const non2xx = [...results, ...ablation].reduce((a, r) => a + r.non2xx, 0);
-  console.log(`  ${non2xx === 0 ? 'MET ' : 'MISS'} zero non-2xx responses: ${non2xx}`);
+  console.log('\ntargets (ratios of this run):');
+  for (const t of targets) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.name}: ${t.value}`);
+
+  mkdirSync(OUT, { recursive: true });
+  const side = (r) => ({ rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, peakRssMb: r.rssMb });
+  writeFileSync(
+    join(OUT, 'latest.json'),
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine,
+        node: process.version,
+        connections: CONNECTIONS,
+        signInConcurrency: SIGN_IN_CONCURRENCY,
+        runs: RUNS,
+        secondsPerRun: DURATION,
+        scenarios: scenarios.map((s) => ({
+          name: s.name,
+          peerName: s.peerName,
+          ours: side(s.ours),
+          peer: side(s.peer),
+          ratio: s.ratio,
+          target: s.target,
+          met: s.ratio >= s.target,
+        })),
+        peakRssMb: rss,
+        targets,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`wrote ${join(OUT, 'latest.json')}`);
 }
 
 main().catch((err) => {

@@ -1,6 +1,7 @@
 'use strict';
 // Starts the built service for the benchmark and the soak: its own database, secrets, an SMTP
 // catcher, rate limits raised by configuration, pinned to CPU 0 (the load generator takes CPU 1).
+// Every server runs on the Node.js that runs this script (process.execPath: the pinned Node 24).
 const { execFileSync, spawn } = require('node:child_process');
 const { createHash, randomBytes, randomInt } = require('node:crypto');
 const { readFileSync, existsSync } = require('node:fs');
@@ -64,7 +65,9 @@ async function prepareDatabase() {
 }
 
 function admin(env, ...args) {
-  return JSON.parse(execFileSync('node', [join(ROOT, 'dist/src/cli/admin.js'), ...args], { env, encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/admin.js'), ...args], { env, encoding: 'utf8' }),
+  );
 }
 
 /** Server CPU time in seconds (user + system), from /proc. */
@@ -78,10 +81,10 @@ function peakRssMb(pid) {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-async function waitReady(base, host) {
+async function waitReady(url, host) {
   for (let i = 0; i < 100; i++) {
     try {
-      const r = await fetch(`${base}/readyz`, { headers: { host } });
+      const r = await fetch(url, { headers: { host } });
       if (r.ok) return;
     } catch {
       /* not yet */
@@ -139,7 +142,8 @@ async function apiSignIn(ctx, email) {
   return tok.json();
 }
 
-async function bffSignIn(ctx) {
+/** One complete console sign-in through the BFF: start → authorize → email code → confirm → callback. */
+async function bffSignIn(ctx, email = 'bench-0@bench.example') {
   const start = await fetch(`${ctx.consoleOrigin}/api/auth/start`, {
     method: 'POST',
     headers: { origin: ctx.consoleOrigin },
@@ -150,7 +154,6 @@ async function bffSignIn(ctx) {
   const form = await fetch(start.headers.get('location'));
   const flowId = /data-flow-id="([^"]+)"/.exec(await form.text())[1];
   const cookie = cookieOf(form, '__Host-svc_control_flow');
-  const email = 'bench-0@bench.example';
   const post = (p, body) =>
     fetch(`${ctx.authOrigin}/management-auth/email/${p}`, {
       method: 'POST',
@@ -158,7 +161,8 @@ async function bffSignIn(ctx) {
       body: JSON.stringify(body),
     });
   const codeP = ctx.smtp.code(email);
-  await post('start', { flow_id: flowId, email });
+  const started = await post('start', { flow_id: flowId, email });
+  if (started.status !== 202) throw new Error(`email/start ${started.status}`);
   const confirmed = await (await post('confirm', { flow_id: flowId, email, code: await codeP })).json();
   const cb = await fetch(confirmed.redirect_to, { headers: { cookie: bffFlow }, redirect: 'manual' });
   const consoleCookie = cookieOf(cb, '__Host-svc_console');
@@ -166,15 +170,8 @@ async function bffSignIn(ctx) {
   return consoleCookie;
 }
 
-async function startService() {
-  const cores = cpus().length;
-  if (cores > 1) {
-    try {
-      execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
-    } catch {
-      /* taskset unavailable: both share the CPUs */
-    }
-  }
+async function startService({ nodeArgs = [] } = {}) {
+  pinLoadGenerator();
   execFileSync('bash', [join(ROOT, 'scripts/ensure-services.sh')], { stdio: 'inherit' });
   if (!existsSync(join(ROOT, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0')
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -208,8 +205,6 @@ async function startService() {
     RATE_LIMIT_GUEST_UPGRADE_SUBJECT: huge,
     RATE_LIMIT_TENANT_EMAIL_SEND: huge,
   };
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server only (docs/performance.md).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
   admin(env, 'migrate');
   admin(env, 'seed-control-plane');
   admin(env, 'tenant', 'create', '--id', 'bench', '--name', 'Bench');
@@ -232,8 +227,13 @@ async function startService() {
   );
   admin(env, 'membership', 'add', '--tenant', 'bench', '--email', 'bench-0@bench.example', '--role', 'owner');
 
-  const server = await spawnServer(env, 'dist/src/main.js', nodeArgs);
+  // The same V8 heap limits as production (Dockerfile, npm start): see docs/performance.md.
+  const server = await spawnServer(env, [...HEAP_FLAGS, ...nodeArgs, 'dist/src/main.js'], {
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+    host: `localhost:${port}`,
+  });
   const ctx = {
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     authOrigin,
     consoleOrigin,
     smtp,
@@ -242,10 +242,8 @@ async function startService() {
   return {
     ctx,
     pid: server.pid,
-    cores,
     secrets,
     env,
-    stopServer: () => server.stop(),
     stop: async () => {
       await server.stop();
       await smtp.close();
@@ -253,24 +251,31 @@ async function startService() {
   };
 }
 
+/** Pins the current process (the load generator) to CPU 1 when there are two. */
+function pinLoadGenerator() {
+  if (cpus().length < 2) return;
+  try {
+    execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    /* taskset unavailable: both share the CPUs */
+  }
+}
+
 /**
- * Starts `script` (the service's entry, or a bench variant of it) with the service's environment
- * on CPU 0 and waits until it is ready. The port is PORT of `env`.
+ * Starts `node args` (process.execPath: the Node that runs the bench) on CPU 0 and waits until
+ * `readyUrl` answers 200. taskset execs node in place, so the child's pid is the server's.
  */
-async function spawnServer(env, script, nodeArgs = []) {
-  const cores = cpus().length;
-  // The same V8 heap limits as production (Dockerfile, npm start): see docs/performance.md.
-  const nodeCmd = ['node', ...HEAP_FLAGS, ...nodeArgs, script];
-  const server = spawn(cores > 1 ? 'taskset' : 'node', cores > 1 ? ['-c', '0', ...nodeCmd] : nodeCmd.slice(1), {
-    cwd: ROOT,
+async function spawnServer(env, args, { readyUrl, host, cwd = ROOT }) {
+  const pinned = cpus().length > 1;
+  const server = spawn(pinned ? 'taskset' : process.execPath, pinned ? ['-c', '0', process.execPath, ...args] : args, {
+    cwd,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const stopped = new Promise((r) => server.once('exit', r));
   const kill = () => server.kill('SIGTERM');
   process.on('exit', kill);
-  await waitReady(`http://127.0.0.1:${env.PORT}`, `localhost:${env.PORT}`);
-  // taskset execs node in place, so the child's pid is the server's.
+  await waitReady(readyUrl, host ?? new URL(readyUrl).host);
   return {
     pid: server.pid,
     stop: async () => {
@@ -282,21 +287,22 @@ async function spawnServer(env, script, nodeArgs = []) {
 }
 
 /**
- * An autocannon request for the refresh grant as rotation chains: each request takes a refresh
+ * An autocannon request for a refresh grant as rotation chains: each request takes a refresh
  * token from the pool and puts the rotated one back, so every token is used exactly once.
+ * `tokenUrl` and `basic` name the server (ours or the peer).
  */
-function refreshChainRequest(ctx, pool) {
+function refreshChainRequest(tokenUrl, basic, pool) {
   const takeToken = (tokens) => {
     const token = tokens.pop();
     if (token === undefined) throw new Error('the refresh chain pool ran dry: every chain was cut');
     return token;
   };
-  const host = new URL(ctx.authOrigin).host;
+  const host = new URL(tokenUrl).host;
   return {
     method: 'POST',
     setupRequest: (req) => ({
       ...req,
-      headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded', host },
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', host },
       body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(takeToken(pool))}`,
     }),
     onResponse: (status, body) => {
@@ -308,6 +314,7 @@ function refreshChainRequest(ctx, pool) {
 module.exports = {
   startService,
   spawnServer,
+  pinLoadGenerator,
   refreshChainRequest,
   apiSignIn,
   bffSignIn,
@@ -316,4 +323,5 @@ module.exports = {
   median,
   sleep,
   log,
+  ROOT,
 };

@@ -52,7 +52,7 @@ async function main() {
       ...common,
       url: `${ctx.authOrigin}/management-auth/token`,
       overallRate: 50,
-      requests: [refreshChainRequest(ctx, pool)],
+      requests: [refreshChainRequest(`${ctx.authOrigin}/management-auth/token`, ctx.basic, pool)],
     }),
   ];
   let signIns = 0;
