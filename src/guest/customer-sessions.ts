@@ -72,15 +72,15 @@ export class CustomerSessions {
     return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);
   }
 
-  async tokenSet(
+  tokenSet(
     client: ClientEntity,
     session: { userId: string; sessionId: string; scope: string; guest: boolean },
     refreshToken: string,
     grant: string,
-  ): Promise<CustomerTokenSet> {
+  ): CustomerTokenSet {
     const { userId, sessionId, scope, guest } = session;
     const scopes = scope.split(' ');
-    const access = await this.tokens.issueAccess({
+    const access = this.tokens.issueAccess({
       tenantId: client.tenantId,
       userId,
       sessionId,
@@ -89,7 +89,7 @@ export class CustomerSessions {
       guest,
     });
     const idToken = scopes.includes('openid')
-      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
+      ? this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
       : undefined;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });
     return {

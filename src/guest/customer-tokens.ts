@@ -35,17 +35,17 @@ export class CustomerTokens {
     private readonly keys: KeyRing,
   ) {}
 
-  async issueAccess(input: {
+  issueAccess(input: {
     tenantId: string;
     userId: string;
     sessionId: string;
     clientId: string;
     scope: string;
     guest: boolean;
-  }): Promise<{ token: string; expiresIn: number }> {
+  }): { token: string; expiresIn: number } {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.guestAccessToken;
-    const token = await this.keys.sign('ES256', 'at+jwt', {
+    const token = this.keys.sign('ES256', 'at+jwt', {
       iss: tenantIssuer(this.config, input.tenantId),
       sub: input.userId,
       aud: input.clientId,
@@ -63,13 +63,7 @@ export class CustomerTokens {
   }
 
   /** OpenID Connect ID token, only for clients allowed the `openid` scope. */
-  issueId(input: {
-    tenantId: string;
-    userId: string;
-    clientId: string;
-    sessionId: string;
-    guest: boolean;
-  }): Promise<string> {
+  issueId(input: { tenantId: string; userId: string; clientId: string; sessionId: string; guest: boolean }): string {
     const now = Math.floor(Date.now() / 1000);
     return this.keys.sign('ES256', 'JWT', {
       iss: tenantIssuer(this.config, input.tenantId),

@@ -41,14 +41,10 @@ export class ManagementTokens {
     this.issuer = controlPlaneIssuer(config);
   }
 
-  async issue(input: {
-    userId: string;
-    sessionId: string;
-    scope: string;
-  }): Promise<{ token: string; expiresIn: number }> {
+  issue(input: { userId: string; sessionId: string; scope: string }): { token: string; expiresIn: number } {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.managementAccessToken;
-    const token = await this.keys.sign('RS256', 'at+jwt', {
+    const token = this.keys.sign('RS256', 'at+jwt', {
       iss: this.issuer,
       sub: input.userId,
       aud: MANAGEMENT_AUDIENCE,

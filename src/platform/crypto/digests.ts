@@ -1,18 +1,16 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
  * Digest of a high-entropy secret (refresh tokens, authorization codes, cookie values).
  * A fast hash is right here: the input has 256 bits of entropy, so there is nothing to brute-force.
  */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
+  return hash('sha256', value, 'base64url');
 }
 
 /** Constant-time comparison of two strings via equal-length digests. */
 export function safeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(da, db);
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
 /**
@@ -22,15 +20,17 @@ export function safeEqual(a: string, b: string): boolean {
  * so stored digests (client secrets) survive a rotation.
  */
 export class Pseudonymizer {
-  private readonly keys: readonly Buffer[];
+  // KeyObjects made once: createHmac with a raw Buffer key prepares the key on every call, which
+  // made an HMAC six times dearer (measured 15.6 against 2.6 µs) on every rate-limited request.
+  private readonly keys: readonly KeyObject[];
 
   constructor(keys: readonly Buffer[]) {
     if (keys.length === 0) throw new Error('Pseudonymizer needs at least one key');
-    this.keys = keys;
+    this.keys = keys.map((k) => createSecretKey(k));
   }
 
   mac(domain: string, value: string): string {
-    return hmac(this.keys[0] as Buffer, domain, value);
+    return hmac(this.keys[0] as KeyObject, domain, value);
   }
 
   /** The digest under every key, current first: what a stored digest may have been made with. */
@@ -39,6 +39,6 @@ export class Pseudonymizer {
   }
 }
 
-function hmac(key: Buffer, domain: string, value: string): string {
+function hmac(key: KeyObject, domain: string, value: string): string {
   return createHmac('sha256', key).update(domain, 'utf8').update('\0').update(value, 'utf8').digest('base64url');
 }

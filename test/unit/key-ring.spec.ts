@@ -1,0 +1,53 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createLocalJWKSet, decodeProtectedHeader, exportJWK, jwtVerify, type JWK } from 'jose';
+import { KeyRing, type SigningAlg } from '../../src/platform/keys/key-ring';
+
+async function privateJwk(alg: SigningAlg, kid: string, modulusLength = 2048): Promise<JWK> {
+  const { privateKey } =
+    alg === 'RS256'
+      ? generateKeyPairSync('rsa', { modulusLength })
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { ...(await exportJWK(privateKey)), alg, use: 'sig', kid };
+}
+
+describe('KeyRing signing (contract 1): compact JWS that jose verifies', () => {
+  let ring: KeyRing;
+
+  beforeAll(async () => {
+    const keys = [
+      await privateJwk('RS256', 'rs-1'),
+      await privateJwk('RS256', 'rs-2'),
+      await privateJwk('ES256', 'es-1'),
+      await privateJwk('ES256', 'es-2'),
+    ];
+    ring = await KeyRing.load({ signingKeys: keys });
+  });
+
+  it.each<[SigningAlg, string]>([
+    ['RS256', 'rs-1'],
+    ['ES256', 'es-1'],
+  ])('%s tokens are signed by the first key and verify against the published JWKS', async (alg, kid) => {
+    const payload = { sub: 'usr_x', aud: 'cli_a', iat: 1_700_000_000, exp: 4_000_000_000, scope: 'a b' };
+    const token = ring.sign(alg, 'at+jwt', payload);
+    expect(decodeProtectedHeader(token)).toEqual({ alg, typ: 'at+jwt', kid });
+    const verified = await jwtVerify(token, createLocalJWKSet(ring.jwks(alg)), { algorithms: [alg], typ: 'at+jwt' });
+    expect(verified.payload).toEqual(payload);
+  });
+
+  it('an ES256 signature is the 64-byte r || s pair of RFC 7518, not DER', () => {
+    const signature = ring.sign('ES256', 'JWT', { sub: 'usr_x' }).split('.')[2] ?? '';
+    expect(Buffer.from(signature, 'base64url')).toHaveLength(64);
+  });
+
+  it('a token whose payload was altered no longer verifies', async () => {
+    const [header, , signature] = ring.sign('ES256', 'JWT', { sub: 'usr_x' }).split('.');
+    const forged = `${header}.${Buffer.from(JSON.stringify({ sub: 'usr_y' })).toString('base64url')}.${signature}`;
+    await expect(jwtVerify(forged, createLocalJWKSet(ring.jwks('ES256')))).rejects.toThrow();
+  });
+
+  it('refuses at load an RSA key shorter than 2048 bits (RFC 7518 3.3)', async () => {
+    await expect(KeyRing.load({ signingKeys: [await privateJwk('RS256', 'rs-weak', 1024)] })).rejects.toThrow(
+      /too weak/,
+    );
+  });
+});
