@@ -12,7 +12,7 @@ const { cpus } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const Redis = require('ioredis');
-const { startService, refreshChainRequest, apiSignIn, bffSignIn, peakRssMb, median, log } = require('./service');
+const service = require('./service');
 const { startPeer, startBareNest, peerSignIn, clientCredentialsRequest } = require('./peer');
 
 const RUNS = Number(process.env.BENCH_RUNS || 3);
@@ -39,11 +39,11 @@ function wanted(name) {
 }
 
 const summary = (runs, pid) => ({
-  rps: median(runs.map((r) => r.rps)),
-  p50: median(runs.map((r) => r.p50)),
-  p99: median(runs.map((r) => r.p99)),
+  rps: service.median(runs.map((r) => r.rps)),
+  p50: service.median(runs.map((r) => r.p50)),
+  p99: service.median(runs.map((r) => r.p99)),
   non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
-  rssMb: peakRssMb(pid),
+  rssMb: service.peakRssMb(pid),
 });
 
 /**
@@ -87,7 +87,7 @@ async function compareFlows(sides) {
             await flow(n++);
             latencies.push(performance.now() - t0);
           } catch (err) {
-            if (failed++ === 0) log(`flow failed: ${err.message}`);
+            if (failed++ === 0) service.log(`flow failed: ${err.message}`);
           }
         }
       }),
@@ -100,7 +100,14 @@ async function compareFlows(sides) {
   let warmFailures = 0;
   for (const side of sides) warmFailures += (await runOnce(side.flow, 2)).non2xx;
   for (let i = 0; i < RUNS; i++)
-    for (const [k, side] of sides.entries()) runs[k].push(await runOnce(side.flow, DURATION));
+    for (const [k, side] of sides.entries()) {
+      const cpu0 = service.cpuSeconds(side.pid);
+      const r = await runOnce(side.flow, DURATION);
+      service.log(
+        `  flows ${k === 0 ? 'ours' : 'peer'}: ${r.rps.toFixed(1)}/s, server CPU ${((100 * (service.cpuSeconds(side.pid) - cpu0)) / DURATION).toFixed(0)} %`,
+      );
+      runs[k].push(r);
+    }
   return sides.map((side, k) => {
     const s = summary(runs[k], side.pid);
     if (k === 0) s.non2xx += warmFailures;
@@ -132,7 +139,7 @@ async function main() {
   // The servers run on process.execPath: the Node 24 that npm puts first on PATH (contract 9).
   if (!process.versions.node.startsWith('24.'))
     throw new Error(`bench: Node ${process.version}; run it with npm run bench`);
-  const { ctx, pid, stop } = await startService({ nodeArgs: PROFILE_ARGS });
+  const { ctx, pid, stop } = await service.startService({ nodeArgs: PROFILE_ARGS });
   const peer = await startPeer({ nodeArgs: PROFILE_ARGS });
   const bare = await startBareNest();
   const { authOrigin, consoleOrigin } = ctx;
@@ -143,7 +150,7 @@ async function main() {
     if (!wanted(name)) return;
     const [ours, theirs] = await measure();
     scenarios.push({ name, peerName, target, ours, peer: theirs, ratio: ours.rps / theirs.rps });
-    log(`${name}: ${ours.rps.toFixed(0)}/s vs ${peerName} ${theirs.rps.toFixed(0)}/s`);
+    service.log(`${name}: ${ours.rps.toFixed(0)}/s vs ${peerName} ${theirs.rps.toFixed(0)}/s`);
   };
 
   await scenario('static route /healthz', 'bare NestJS route', 0.9, () =>
@@ -154,7 +161,7 @@ async function main() {
   );
 
   await scenario('GET /management-auth/current', 'userinfo, opaque token', 1.5, async () => {
-    const ours = await apiSignIn(ctx, `current-${tag}@bench.example`);
+    const ours = await service.apiSignIn(ctx, `current-${tag}@bench.example`);
     const theirs = await peerSignIn(peer, `acc_current_${tag}`, { resource: false });
     return compareHttp([
       {
@@ -172,15 +179,15 @@ async function main() {
   });
 
   await scenario('refresh grant (rotation chains)', 'refresh grant, RS256 JWT', 1.5, async () => {
-    const ourPool = await chainPool((i) => apiSignIn(ctx, `chain-${tag}-${i}@bench.example`));
+    const ourPool = await chainPool((i) => service.apiSignIn(ctx, `chain-${tag}-${i}@bench.example`));
     const peerPool = await chainPool((i) => peerSignIn(peer, `acc_chain_${tag}_${i}`));
     const ourToken = `${authOrigin}/management-auth/token`;
     const peerToken = `${peer.origin}/token`;
     return compareHttp([
-      { pid, opts: () => ({ url: ourToken, requests: [refreshChainRequest(ourToken, ctx.basic, ourPool)] }) },
+      { pid, opts: () => ({ url: ourToken, requests: [service.refreshChainRequest(ourToken, ctx.basic, ourPool)] }) },
       {
         pid: peer.pid,
-        opts: () => ({ url: peerToken, requests: [refreshChainRequest(peerToken, peer.basic, peerPool)] }),
+        opts: () => ({ url: peerToken, requests: [service.refreshChainRequest(peerToken, peer.basic, peerPool)] }),
       },
     ]);
   });
@@ -212,12 +219,12 @@ async function main() {
 
   await scenario(`complete sign-ins (${SIGN_IN_CONCURRENCY} concurrent)`, 'authorization code + PKCE flows', 1.0, () =>
     compareFlows([
-      { pid, flow: (i) => bffSignIn(ctx, `signin-${tag}-${i}@bench.example`) },
+      { pid, flow: (i) => service.bffSignIn(ctx, `signin-${tag}-${i}@bench.example`) },
       { pid: peer.pid, flow: (i) => peerSignIn(peer, `acc_signin_${tag}_${i}`) },
     ]),
   );
 
-  const rss = { ours: peakRssMb(pid), peer: peakRssMb(peer.pid) };
+  const rss = { ours: service.peakRssMb(pid), peer: service.peakRssMb(peer.pid) };
   await Promise.all([bare.stop(), peer.stop(), stop()]);
   await dropKeys([ctx.redisKeyPrefix, peer.keyPrefix]);
   report(scenarios, rss);
@@ -318,7 +325,7 @@ function report(scenarios, rss) {
       2,
     )}\n`,
   );
-  log(`wrote ${join(OUT, 'latest.json')}`);
+  service.log(`wrote ${join(OUT, 'latest.json')}`);
 }
 
 main().catch((err) => {
