@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CryptoModule } from '../platform/crypto/crypto.module';
 import { DatabaseModule } from '../platform/database/database.module';
+import { AuditTrail } from './audit-trail.repository';
 import { ChatPlatformAppsRepository } from './chat-platform-apps.repository';
 import { ClientsRepository } from './clients.repository';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
@@ -13,6 +14,7 @@ import { TenantsRepository } from './tenants.repository';
 @Module({
   imports: [DatabaseModule, CryptoModule],
   providers: [
+    AuditTrail,
     ChatPlatformAppsRepository,
     TenantsRepository,
     ClientsRepository,
@@ -22,6 +24,7 @@ import { TenantsRepository } from './tenants.repository';
     ControlPlaneSeedService,
   ],
   exports: [
+    AuditTrail,
     ChatPlatformAppsRepository,
     TenantsRepository,
     ClientsRepository,

@@ -1,3 +1,4 @@
+import { AuditTrail } from '../directory/audit-trail.repository';
 import { Injectable, Logger } from '@nestjs/common';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
@@ -21,6 +22,7 @@ export class CustomerTokenService {
     private readonly tokens: CustomerTokens,
     private readonly metrics: MetricsService,
     private readonly accounts: GuestAccountsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   async refresh(
@@ -42,6 +44,12 @@ export class CustomerTokenService {
       if (rotated.outcome === 'replayed') {
         this.logger.warn({ tenant: tenantId }, 'refresh token replayed; session revoked');
         this.metrics.refreshReplays.inc({ realm: 'customer', kind: 'refresh_token' });
+        await this.audit.record({
+          type: 'refresh.replayed',
+          tenantId,
+          subject: rotated.userId,
+          data: { kind: 'refresh_token', session_id: rotated.sessionId, client_id: client.id },
+        });
       }
       throw new AppError('invalid_grant');
     }
@@ -62,9 +70,20 @@ export class CustomerTokenService {
     const client = await this.clients.resolve(tenantId, body.client_id);
     const claims = await this.tokens.verifyAccess(body.token, tenantId);
     if (claims) {
-      if (claims.clientId === client.id) await this.sessions.revoke(claims.sid);
+      if (claims.clientId === client.id && (await this.sessions.revoke(claims.sid)))
+        await this.revoked(tenantId, claims.sub, claims.sid, client.id);
       return;
     }
-    await this.sessions.revokeByRefreshToken(body.token, { tenantId, clientId: client.id });
+    const sid = await this.sessions.revokeByRefreshToken(body.token, { tenantId, clientId: client.id });
+    if (sid) await this.revoked(tenantId, sid.userId, sid.sessionId, client.id);
+  }
+
+  private async revoked(tenantId: string, userId: string, sessionId: string, clientId: string): Promise<void> {
+    await this.audit.record({
+      type: 'session.revoked',
+      tenantId,
+      subject: userId,
+      data: { session_id: sessionId, client_id: clientId, by: 'client' },
+    });
   }
 }

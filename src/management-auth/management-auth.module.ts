@@ -19,6 +19,7 @@ import { EmailSignInService } from './email-sign-in.service';
 import { ManagementBearerAuthenticator } from './management-bearer.authenticator';
 import { ManagementTokens } from './management-tokens';
 import { SessionController } from './session.controller';
+import { SessionRevocationService } from './session-revocation.service';
 import { TokenController } from './token.controller';
 import { TokenService } from './token.service';
 
@@ -41,6 +42,7 @@ import { TokenService } from './token.service';
     EmailSignInService,
     AuthorizationCodesStore,
     TokenService,
+    SessionRevocationService,
     ManagementTokens,
     ManagementBearerAuthenticator,
     ConsoleClientBasicStrategy,

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
-import { SessionStore } from '../platform/session-store/session-store';
 import { RevokeSessionDto } from './management-auth.dto';
+import { SessionRevocationService } from './session-revocation.service';
 
 export interface ManagementUserResponse {
   readonly user: { readonly id: string; readonly email: string; readonly email_verified: true };
@@ -15,7 +14,7 @@ export interface ManagementUserResponse {
  */
 @Controller('management-auth')
 export class SessionController {
-  constructor(private readonly sessions: SessionStore) {}
+  constructor(private readonly revocations: SessionRevocationService) {}
 
   @Get('current')
   @UsePolicy('bearer:management')
@@ -27,7 +26,7 @@ export class SessionController {
   @HttpCode(200)
   @UsePolicy('bearer:management')
   async revoke(@CurrentPrincipal('management') p: PrincipalOf<'management'>): Promise<{ revoked: boolean }> {
-    return { revoked: await this.sessions.revoke(p.sessionId) };
+    return { revoked: await this.revocations.revokeOwn(p.userId, p.sessionId) };
   }
 
   @Post('revoke-session')
@@ -37,10 +36,6 @@ export class SessionController {
     @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,
     @Body() body: RevokeSessionDto,
   ): Promise<{ revoked: boolean }> {
-    const session = await this.sessions.get(body.session_id);
-    // Only the caller's own control-plane sessions; any other id answers as unknown.
-    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== client.clientId)
-      return { revoked: false };
-    return { revoked: await this.sessions.revoke(body.session_id) };
+    return { revoked: await this.revocations.revokeForClient(client.clientId, body.session_id) };
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AuditTrail } from '../directory/audit-trail.repository';
 import { consoleCallbackUri } from '../directory/control-plane-seed.service';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
@@ -46,6 +47,7 @@ export class TokenService {
     private readonly identities: IdentitiesRepository,
     private readonly tokens: ManagementTokens,
     private readonly metrics: MetricsService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async exchange(clientId: string, req: TokenRequest): Promise<TokenResponse> {
@@ -69,6 +71,12 @@ export class TokenService {
       await this.sessions.revoke(consumed.sessionId, { tombstone: true });
       this.metrics.refreshReplays.inc({ realm: 'control_plane', kind: 'authorization_code' });
       this.logger.warn({ sid: consumed.sessionId }, 'authorization code replayed; session revoked');
+      await this.audit.record({
+        type: 'refresh.replayed',
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        subject: consumed.sessionId,
+        data: { kind: 'authorization_code', session_id: consumed.sessionId },
+      });
       throw invalidGrant('The authorization code was already used.');
     }
     if (consumed.outcome === 'unknown') throw invalidGrant('The authorization code is invalid or expired.');
@@ -103,6 +111,13 @@ export class TokenService {
       CONTROL_PLANE_SESSION_TTL_SECONDS,
     );
     if (!created.created) throw invalidGrant('The authorization code was already used.');
+    // Contract 12: one row per sign-in, ids only.
+    await this.audit.record({
+      type: 'control_plane.signed_in',
+      tenantId: CONTROL_PLANE_TENANT_ID,
+      subject: user.id,
+      data: { session_id: grant.sessionId, client_id: clientId },
+    });
     this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'authorization_code' });
     return this.respond(user.id, grant.sessionId, grant.scope, created.refreshToken);
   }
@@ -114,6 +129,12 @@ export class TokenService {
       if (rotated.outcome === 'replayed') {
         this.logger.warn('refresh token replayed; session revoked');
         this.metrics.refreshReplays.inc({ realm: 'control_plane', kind: 'refresh_token' });
+        await this.audit.record({
+          type: 'refresh.replayed',
+          tenantId: CONTROL_PLANE_TENANT_ID,
+          subject: rotated.userId,
+          data: { kind: 'refresh_token', session_id: rotated.sessionId },
+        });
       }
       throw invalidGrant(
         rotated.outcome === 'replayed'

@@ -44,7 +44,8 @@ export interface SessionView {
 
 export type RotateResult =
   | { readonly outcome: 'rotated'; readonly session: SessionView; readonly refreshToken: string }
-  | { readonly outcome: 'replayed' | 'invalid' };
+  | { readonly outcome: 'replayed'; readonly sessionId: string; readonly userId: string }
+  | { readonly outcome: 'invalid' };
 
 /** Asked only for a session marked by an upgrade: whether that upgrade committed and replaced it. */
 export type SupersededCheck = (sessionId: string) => Promise<boolean>;
@@ -72,7 +73,7 @@ if presented == gen then
 end
 if presented < gen then
   redis.call('DEL', KEYS[1])
-  return {'replayed'}
+  return {'replayed', s[3]}
 end
 return {'invalid'}`);
 
@@ -90,10 +91,10 @@ return existed`);
 // RFC 7009 revocation by refresh token: any genuine token of the session's chain (current or
 // rotated) proves possession; the realm and client must match.
 const REVOKE_BY_REFRESH = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid', 'uid')
 if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] or tonumber(ARGV[1]) > tonumber(s[1]) then return 0 end
 redis.call('DEL', KEYS[1])
-return 1`);
+return s[4]`);
 
 // The upgrade's own liveness check (spec 4.3 rules 2 and 4): the session must still be live and
 // the guest's, at the moment the upgrade begins, not only when the bearer was checked.
@@ -221,19 +222,26 @@ export class SessionStore {
         refreshToken: this.token(parsed.sessionId, Number(gen)),
       };
     }
-    return { outcome: status === 'replayed' ? 'replayed' : 'invalid' };
+    // The replayed session's owner names the subject of the `refresh.replayed` audit row.
+    const owner = reply[1];
+    return status === 'replayed' && owner
+      ? { outcome: 'replayed', sessionId: parsed.sessionId, userId: owner }
+      : { outcome: 'invalid' };
   }
 
-  async revokeByRefreshToken(refreshToken: string, expected: { tenantId: string; clientId: string }): Promise<boolean> {
+  /** The revoked session and its owner, or null when the token revoked nothing. */
+  async revokeByRefreshToken(
+    refreshToken: string,
+    expected: { tenantId: string; clientId: string },
+  ): Promise<{ sessionId: string; userId: string } | null> {
     const parsed = this.parse(refreshToken);
-    if (!parsed) return false;
-    return (
-      (await REVOKE_BY_REFRESH.run(
-        this.redis,
-        [key(parsed.sessionId)],
-        [parsed.generation, expected.tenantId, expected.clientId],
-      )) === 1
+    if (!parsed) return null;
+    const owner = await REVOKE_BY_REFRESH.run(
+      this.redis,
+      [key(parsed.sessionId)],
+      [parsed.generation, expected.tenantId, expected.clientId],
     );
+    return typeof owner === 'string' ? { sessionId: parsed.sessionId, userId: owner } : null;
   }
 
   /** Returns whether a live session was revoked. `tombstone` also blocks a later create of this id. */

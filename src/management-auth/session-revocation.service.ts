@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { AuditTrail } from '../directory/audit-trail.repository';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
+import { SessionStore } from '../platform/session-store/session-store';
+
+/**
+ * Control-plane revocations (spec 4.2 `revoke`, `revoke-session`), each recorded as
+ * `session.revoked` (contract 12) when it ended a live session.
+ */
+@Injectable()
+export class SessionRevocationService {
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  /** The bearer's own session. */
+  async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
+    return this.revoke(userId, sessionId, 'bearer');
+  }
+
+  /** A session of the calling console client; any other id answers as unknown. */
+  async revokeForClient(clientId: string, sessionId: string): Promise<boolean> {
+    const session = await this.sessions.get(sessionId);
+    if (!session || session.tenantId !== CONTROL_PLANE_TENANT_ID || session.clientId !== clientId) return false;
+    return this.revoke(session.userId, sessionId, 'client');
+  }
+
+  private async revoke(userId: string, sessionId: string, by: string): Promise<boolean> {
+    const revoked = await this.sessions.revoke(sessionId);
+    if (revoked) {
+      await this.audit.record({
+        type: 'session.revoked',
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        subject: userId,
+        data: { session_id: sessionId, by },
+      });
+    }
+    return revoked;
+  }
+}
