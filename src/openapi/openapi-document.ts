@@ -16,9 +16,102 @@ const obj = (properties: Record<string, Schema>, required: string[] = Object.key
   required,
 });
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
-const error = (description: string): Schema => ({ description, ...json(ref('Error')) });
+
+/** Sample values by field name, so that every example reads like a real exchange. */
+const SAMPLES: Record<string, unknown> = {
+  access_token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImVzLTEifQ.eyJzdWIiOiJ1c3JfMSJ9.c2ln',
+  id_token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImVzLTEifQ.eyJzdWIiOiJ1c3JfMSJ9.c2ln',
+  refresh_token: 'ses_Qm9vdHN0cmFwU2Vzc2lvbg.3.bWFjLW9mLXRoZS10b2tlbg',
+  token_type: 'Bearer',
+  expires_in: 300,
+  scope: 'openid offline_access',
+  session_id: 'ses_Qm9vdHN0cmFwU2Vzc2lvbg',
+  user_id: 'usr_eU9BZ3JvdW5kUGxheWVy',
+  id: 'usr_eU9BZ3JvdW5kUGxheWVy',
+  proof_id: 'prf_UHJvb2ZPZkFuRW1haWw',
+  upgrade_proof_id: 'prf_VXBncmFkZVByb29mMQ',
+  intent_id: 'lnk_TGlua2luZ0ludGVudDE',
+  client_id: 'cli_web_game',
+  browser_flow_id: 'flw_QnJvd3NlckZsb3dJZDE',
+  flow_id: 'flw_Q29uc29sZUZsb3dJZDE',
+  email: 'player@example.com',
+  code: '123456',
+  grant_type: 'refresh_token',
+  token: 'ses_Qm9vdHN0cmFwU2Vzc2lvbg.3.bWFjLW9mLXRoZS10b2tlbg',
+  token_type_hint: 'refresh_token',
+  provider: 'email',
+  provider_subject: 'player@example.com',
+  redirect_to:
+    'https://console.example/api/auth/callback?code=Y29kZQ&state=c3RhdGU&iss=https%3A%2F%2Fauth.example%2Ft%2Fcontrol-plane',
+  authorize_url: 'https://discord.com/oauth2/authorize?response_type=code&client_id=123&state=c3RhdGU',
+  name: 'Acme Games',
+  role: 'owner',
+  status: 'active',
+  created_at: '2026-01-01T00:00:00.000Z',
+  type: 'browser',
+  enabled: true,
+  scopes: ['openid', 'offline_access'],
+  web_origins: ['https://play.acme.example'],
+  revoked: true,
+  error: 'invalid_request',
+  error_description: 'The request is malformed.',
+  email_verified: true,
+  tenantId: 'acme',
+  state: 'c3RhdGUtZnJvbS10aGUtc2VydmljZQ',
+  response_type: 'code',
+  redirect_uri: 'https://console.example/api/auth/callback',
+  code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  code_challenge_method: 'S256',
+  code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+  error_uri: 'https://discord.com/developers/docs',
+};
+
+/** An example that satisfies `schema`: sample values by name, else the schema's own constraints. */
+function exampleOf(schema: Schema, name = ''): unknown {
+  if (schema.$ref === '#/components/schemas/Revoked') return { revoked: true };
+  if (schema.$ref === '#/components/schemas/Ready') return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum))
+    return SAMPLES[name] !== undefined && schema.enum.includes(SAMPLES[name]) ? SAMPLES[name] : schema.enum[0];
+  if (schema.type === 'object' && schema.properties) {
+    return Object.fromEntries(
+      Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [k, exampleOf(v, k)]),
+    );
+  }
+  if (schema.type === 'object') return {};
+  if (SAMPLES[name] !== undefined) return SAMPLES[name];
+  if (schema.type === 'array') return [exampleOf(schema.items as Schema)];
+  if (schema.type === 'integer') return 600;
+  if (schema.type === 'boolean') return true;
+  if (Array.isArray(schema.type)) return null;
+  return 'text';
+}
+
+const media = (schema: Schema): Schema => ({ schema, example: exampleOf(schema) });
+const json = (schema: Schema): Schema => ({ content: { 'application/json': media(schema) } });
+/** An error response; its example's code is the first word of the description. */
+const error = (description: string): Schema => ({
+  description,
+  content: {
+    'application/json': {
+      schema: ref('Error'),
+      example: { error: /^[a-z_]+/.exec(description)?.[0] ?? 'invalid_request', error_description: description },
+    },
+  },
+});
 const ok = (description: string, schema: Schema): Schema => ({ description, ...json(schema) });
+const html = (description: string, example: string): Schema => ({
+  description,
+  content: { 'text/html': { schema: str(), example } },
+});
+/** A query or path parameter with an example. */
+const param = (name: string, where: 'query' | 'path', required = true): Schema => ({
+  name,
+  in: where,
+  required,
+  schema: str(),
+  example: SAMPLES[name] ?? name,
+});
 
 const ERRORS = {
   400: error('invalid_request (malformed body, unknown fields, wrong content type)'),
@@ -60,7 +153,7 @@ const tokenSetRequired = (extra: string[]): string[] => [
   ...Object.keys(GUEST_TOKEN_SET).filter((k) => !OPTIONAL_TOKENS.includes(k)),
 ];
 const FLOW = { client_id: str({ pattern: '^cli_' }), browser_flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }) };
-const tenantParam = { name: 'tenantId', in: 'path', required: true, schema: str() };
+const tenantParam = param('tenantId', 'path');
 
 /** The guest API of contract section 6 (auth host). */
 function guestPaths(
@@ -176,11 +269,7 @@ function guestPaths(
         none,
         { 302: { description: 'to the platform’s authorize URL with state' }, ...pick(400, 403, 404, 503) },
         {
-          parameters: [
-            tenantParam,
-            { name: 'client_id', in: 'query', required: true, schema: str() },
-            { name: 'browser_flow_id', in: 'query', required: true, schema: str() },
-          ],
+          parameters: [tenantParam, param('client_id', 'query'), param('browser_flow_id', 'query')],
         },
       ),
       post: op(
@@ -207,10 +296,10 @@ function guestPaths(
         {
           parameters: [
             tenantParam,
-            { name: 'code', in: 'query', required: false, schema: str() },
-            { name: 'state', in: 'query', required: true, schema: str() },
-            { name: 'error', in: 'query', required: false, schema: str() },
-            { name: 'error_description', in: 'query', required: false, schema: str() },
+            param('code', 'query', false),
+            param('state', 'query'),
+            param('error', 'query', false),
+            param('error_description', 'query', false),
           ],
         },
       ),
@@ -262,6 +351,76 @@ function guestPaths(
   };
 }
 
+const TAGS = [
+  { name: 'health', description: 'Liveness and readiness, on every host.' },
+  {
+    name: 'control-plane',
+    description: 'Sign-in of developers to the console: discovery, authorize, email code, tokens.',
+  },
+  { name: 'management', description: 'The management API: tenants and their clients, for members.' },
+  { name: 'guests', description: 'Guest sessions of a customer tenant, linking intents and upgrade.' },
+  { name: 'guest-proofs', description: 'Email and chat-platform proofs of a credential, and sign-in with one.' },
+  { name: 'customer-tokens', description: 'A customer tenant’s discovery, keys, refresh and revocation.' },
+  { name: 'console', description: 'The console page and its backend-for-frontend (console host).' },
+];
+
+/** Every operation's stable `operationId` and tag, for client generators. */
+const OPERATIONS: Record<string, readonly [operationId: string, tag: string]> = {
+  'get /healthz': ['getLiveness', 'health'],
+  'get /readyz': ['getReadiness', 'health'],
+  'get /t/control-plane/.well-known/openid-configuration': ['getControlPlaneDiscovery', 'control-plane'],
+  'get /t/control-plane/.well-known/jwks.json': ['getControlPlaneJwks', 'control-plane'],
+  'get /management-auth/authorize': ['authorize', 'control-plane'],
+  'get /management-auth/assets/{name}': ['getSignInAsset', 'control-plane'],
+  'post /management-auth/email/start': ['startManagementEmailSignIn', 'control-plane'],
+  'post /management-auth/email/confirm': ['confirmManagementEmailSignIn', 'control-plane'],
+  'post /management-auth/token': ['exchangeManagementToken', 'control-plane'],
+  'get /management-auth/current': ['getCurrentManagementUser', 'control-plane'],
+  'post /management-auth/revoke': ['revokeManagementSession', 'control-plane'],
+  'post /management-auth/revoke-session': ['revokeManagementSessionById', 'control-plane'],
+  'get /management/tenants': ['listTenants', 'management'],
+  'get /management/tenants/{id}': ['getTenant', 'management'],
+  'get /management/tenants/{id}/clients': ['listTenantClients', 'management'],
+  'get /t/{tenantId}/.well-known/openid-configuration': ['getTenantDiscovery', 'customer-tokens'],
+  'get /t/{tenantId}/.well-known/jwks.json': ['getTenantJwks', 'customer-tokens'],
+  'post /t/{tenantId}/guest': ['createGuest', 'guests'],
+  'post /t/{tenantId}/guest/linking-intent': ['createLinkingIntent', 'guests'],
+  'post /t/{tenantId}/guest/upgrade': ['upgradeGuest', 'guests'],
+  'post /t/{tenantId}/email/start': ['startEmailVerification', 'guest-proofs'],
+  'post /t/{tenantId}/email/verify': ['verifyEmailCode', 'guest-proofs'],
+  'get /t/{tenantId}/chat/start': ['redirectToChatPlatform', 'guest-proofs'],
+  'post /t/{tenantId}/chat/start': ['getChatPlatformAuthorizeUrl', 'guest-proofs'],
+  'get /t/{tenantId}/chat/callback': ['chatPlatformCallback', 'guest-proofs'],
+  'post /t/{tenantId}/sign-in': ['signInWithProof', 'guest-proofs'],
+  'post /t/{tenantId}/token': ['refreshCustomerToken', 'customer-tokens'],
+  'post /t/{tenantId}/revoke': ['revokeCustomerToken', 'customer-tokens'],
+  'get /': ['getConsolePage', 'console'],
+  'get /assets/{name}': ['getConsoleAsset', 'console'],
+  'post /api/auth/start': ['startConsoleSignIn', 'console'],
+  'get /api/auth/callback': ['consoleSignInCallback', 'console'],
+  'get /api/auth/current': ['getConsoleUser', 'console'],
+  'post /api/auth/sign-out': ['signOutOfConsole', 'console'],
+  'get /api/management/tenants': ['proxyListTenants', 'console'],
+  'get /api/management/tenants/{id}': ['proxyGetTenant', 'console'],
+  'get /api/management/tenants/{id}/clients': ['proxyListTenantClients', 'console'],
+};
+
+/** Adds each operation's id and tag; an operation missing from OPERATIONS is a programming error. */
+function withOperationIds(paths: Record<string, Record<string, Schema>>): Record<string, Record<string, Schema>> {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, ops]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(ops).map(([method, operation]) => {
+          const named = OPERATIONS[`${method} ${path}`];
+          if (!named) throw new Error(`OpenAPI: no operationId for ${method} ${path}`);
+          return [method, { operationId: named[0], tags: [named[1]], ...operation }];
+        }),
+      ),
+    ]),
+  );
+}
+
 export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const auth = [{ url: config.authOrigin }];
   const consoleHost = [{ url: config.consoleOrigin }];
@@ -274,8 +433,8 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const body = (schema: Schema, form = false): Schema => ({
     required: true,
     content: form
-      ? { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
-      : { 'application/json': { schema } },
+      ? { 'application/json': media(schema), 'application/x-www-form-urlencoded': media(schema) }
+      : { 'application/json': media(schema) },
   });
   const none: Schema[] = [];
   const bearer = [{ managementBearer: [] }];
@@ -287,9 +446,11 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
       title: 'svc-auth',
       version: '1',
       description: 'Management sign-in, console BFF and guest authentication. Routing is by Host.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: auth,
-    paths: {
+    tags: TAGS,
+    paths: withOperationIds({
       '/healthz': {
         get: op('Liveness (every host)', none, { 200: ok('alive', obj({ status: str({ const: 'ok' }) })) }),
       },
@@ -310,7 +471,10 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'Validate an authorization request and serve the hosted sign-in form',
           none,
           {
-            200: { description: 'HTML sign-in form; sets __Host-svc_control_flow' },
+            200: html(
+              'HTML sign-in form; sets __Host-svc_control_flow',
+              '<!doctype html><html lang="en"><title>Sign in</title>…</html>',
+            ),
             303: { description: 'Redirect to the callback with error, state and iss' },
             400: { description: 'HTML error page: unknown client or redirect URI (never redirects)' },
           },
@@ -323,7 +487,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
               'state',
               'code_challenge',
               'code_challenge_method',
-            ].map((name) => ({ name, in: 'query', required: true, schema: str() })),
+            ].map((name) => param(name, 'query')),
           },
         ),
       },
@@ -332,7 +496,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'Script and stylesheet of the sign-in form',
           none,
           { 200: { description: 'asset' }, 404: ERRORS[404] },
-          { parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] },
+          { parameters: [param('name', 'path')] },
         ),
       },
       '/management-auth/email/start': {
@@ -450,7 +614,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
             ),
             ...pick(401, 403, 503),
           },
-          { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+          { parameters: [param('id', 'path')] },
         ),
       },
       '/management/tenants/{id}/clients': {
@@ -469,23 +633,36 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
                     type: str({ enum: ['browser', 'native'] }),
                     enabled: { type: 'boolean' },
                     scopes: { type: 'array', items: str() },
+                    web_origins: {
+                      type: 'array',
+                      items: str(),
+                      description:
+                        'origins that may call the tenant API by CORS (redirect URIs’ origins plus registered ones)',
+                    },
                   }),
                 },
               }),
             ),
             ...pick(401, 403, 503),
           },
-          { parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+          { parameters: [param('id', 'path')] },
         ),
       },
       ...guestPaths(op, body, pick, ok, none),
-      '/': { get: op('Console page (console host)', none, { 200: { description: 'HTML' } }, { servers: consoleHost }) },
+      '/': {
+        get: op(
+          'Console page (console host)',
+          none,
+          { 200: html('the console page', '<!doctype html><html lang="en"><title>Console</title>…</html>') },
+          { servers: consoleHost },
+        ),
+      },
       '/assets/{name}': {
         get: op(
           'Console page assets (console host)',
           none,
           { 200: { description: 'asset' }, 404: ERRORS[404] },
-          { servers: consoleHost, parameters: [{ name: 'name', in: 'path', required: true, schema: str() }] },
+          { servers: consoleHost, parameters: [param('name', 'path')] },
         ),
       },
       '/api/auth/start': {
@@ -505,7 +682,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'OAuth callback of the console',
           none,
           { 303: { description: 'Redirect to / or /?error=<code>; sets __Host-svc_console on success' } },
-          { servers: consoleHost },
+          { servers: consoleHost, parameters: [param('code', 'query', false), param('state', 'query', false)] },
         ),
       },
       '/api/auth/current': {
@@ -541,7 +718,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'Proxy of GET /management/tenants/{id}',
           cookie,
           { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
-          { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+          { servers: consoleHost, parameters: [param('id', 'path')] },
         ),
       },
       '/api/management/tenants/{id}/clients': {
@@ -549,10 +726,10 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'Proxy of GET /management/tenants/{id}/clients',
           cookie,
           { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
-          { servers: consoleHost, parameters: [{ name: 'id', in: 'path', required: true, schema: str() }] },
+          { servers: consoleHost, parameters: [param('id', 'path')] },
         ),
       },
-    },
+    }),
     components: {
       schemas: {
         Error: obj({ error: str({ pattern: '^[a-z_]+$' }), error_description: str() }),

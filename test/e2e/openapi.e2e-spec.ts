@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { routeTable } from '../support/route-table';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -75,6 +79,49 @@ describe('OpenAPI document at /openapi.json', () => {
         });
     }
   });
+
+  it('gives every operation an operationId, a declared tag and an example, for client generators', () => {
+    const declared = new Set((doc as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name));
+    const ids = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, raw] of Object.entries(ops)) {
+        const op = raw as unknown as { operationId?: string; tags?: string[] };
+        const route = `${method} ${path}`;
+        expect({ route, operationId: op.operationId }).toEqual({
+          route,
+          operationId: expect.stringMatching(/^[a-z][A-Za-z]+$/),
+        });
+        ids.add(op.operationId as string);
+        expect({ route, tags: op.tags?.every((t) => declared.has(t)) && op.tags.length > 0 }).toEqual({
+          route,
+          tags: true,
+        });
+        expect({ route, example: JSON.stringify(raw).includes('"example"') }).toEqual({ route, example: true });
+      }
+    }
+    expect(ids.size).toBe(Object.values(doc.paths).flatMap((ops) => Object.keys(ops)).length);
+  });
+
+  it('passes a maintained OpenAPI linter (Redocly, recommended rules, redocly.yaml) with no error and no warning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc));
+      const root = join(__dirname, '..', '..');
+      const out = execFileSync(
+        join(root, 'node_modules/.bin/redocly'),
+        ['lint', file, '--config', join(root, 'redocly.yaml'), '--format', 'stylish'],
+        {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      );
+      expect(out).not.toMatch(/warning|error/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('is served on the auth host only', async () => {
     await t.console().get('/openapi.json').expect(404);
