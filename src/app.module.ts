@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import type { Params as LoggerParams } from 'nestjs-pino';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { ConsoleBffModule } from './console-bff/console-bff.module';
 import { ControlPlaneSeedCheck } from './directory/control-plane-seed.check';
@@ -12,7 +12,6 @@ import { ManagementAuthModule } from './management-auth/management-auth.module';
 import { ManagementModule } from './management/management.module';
 import { DatabaseModule } from './platform/database/database.module';
 import { OpenApiController } from './openapi/openapi.controller';
-import { loggerParams } from './platform/logging/logging';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { RedisModule } from './platform/redis/redis.module';
 
@@ -25,7 +24,7 @@ class ConfigHolderModule {}
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logDestination?: DestinationStream): DynamicModule {
+  static forRoot(config: AppConfig, logging: LoggerParams): DynamicModule {
     const configModule: DynamicModule = {
       module: ConfigHolderModule,
       global: true,
@@ -36,7 +35,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         configModule,
-        LoggerModule.forRoot(loggerParams(config, logDestination)),
+        LoggerModule.forRoot(logging),
         MetricsModule,
         RedisModule,
         DatabaseModule,

@@ -1,6 +1,7 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { DestinationStream } from 'pino';
 import { Logger } from 'nestjs-pino';
@@ -12,6 +13,7 @@ import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
 import { hostRouting } from './http/host-routing';
 import { MetricsService } from './platform/metrics/metrics.service';
+import { httpLogging } from './platform/logging/logging';
 import { requestMetrics } from './platform/metrics/request-metrics';
 
 /**
@@ -22,16 +24,18 @@ export async function createApp(
   config: AppConfig,
   opts: { logDestination?: DestinationStream } = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, opts.logDestination), {
+  const logging = httpLogging(config, opts.logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logging.params), {
     bodyParser: false,
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  configureApp(app, config);
+  configureApp(app, config, logging.middleware);
   return app;
 }
 
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+function configureApp(app: NestExpressApplication, config: AppConfig, requestLogging: RequestHandler): void {
+  app.use(requestLogging);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');

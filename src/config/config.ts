@@ -377,7 +377,11 @@ export function loadConfig(env: Env): AppConfig {
   const authOrigin = r.origin('AUTH_ORIGIN');
   const consoleClient = readConsoleClient(r);
   const consoleOrigin = consoleClient.consoleOrigin;
-  if (authOrigin && authOrigin === consoleOrigin) r.problems.push('CONSOLE_ORIGIN: must differ from AUTH_ORIGIN');
+  // Contract section 10: cookies ignore ports, so one host name for both would let the auth
+  // host's and the console's `__Host-svc_control_flow` cookies overwrite each other.
+  const authHostname = URL.parse(authOrigin)?.hostname;
+  if (authHostname && authHostname === URL.parse(consoleOrigin)?.hostname)
+    r.problems.push('CONSOLE_ORIGIN: must have another host name than AUTH_ORIGIN (cookies ignore ports)');
   const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
 
   const database = readDatabase(r);

@@ -17,6 +17,24 @@ function hasBody(req: Request): boolean {
 }
 
 /**
+ * A `__proto__` or `constructor` key at any depth (contract section 10): JSON.parse makes them
+ * ordinary own properties, which the DTO whitelist does not see and which merging code elsewhere
+ * would treat as the prototype. They are refused like any unknown field. Iterative, so a deeply
+ * nested body cannot exhaust the stack.
+ */
+function hasPrototypeKey(body: object): boolean {
+  const pending: unknown[] = [body];
+  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+    if (typeof value !== 'object' || value === null) continue;
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__' || key === 'constructor') return true;
+      pending.push((value as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/**
  * Bodies: at most 16 KiB (413), JSON everywhere, form-encoding only where OAuth needs it, and a
  * JSON body must be an object (strict shapes are then enforced by the DTOs).
  */
@@ -33,9 +51,15 @@ export function bodyRules(): RequestHandler[] {
   };
   const objectBody = (req: Request, res: Response, next: NextFunction): void => {
     const body: unknown = req.body;
-    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return next();
+    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+    if (body === undefined || (isObject && !hasPrototypeKey(body))) return next();
     res.status(400).setHeader('Cache-Control', 'no-store');
-    res.json(errorBody('invalid_request', 'The request body must be a JSON object.'));
+    res.json(
+      errorBody(
+        'invalid_request',
+        isObject ? 'The request body has an unknown field.' : 'The request body must be a JSON object.',
+      ),
+    );
   };
   return [contentType, json, form, objectBody];
 }

@@ -55,14 +55,8 @@ export class AuthorizeService {
     if (!codeChallenge || !CODE_CHALLENGE.test(codeChallenge))
       return fail('invalid_request', 'code_challenge must be an S256 challenge.');
     const scopes = (one('scope') ?? '').split(' ');
-    const known: readonly string[] = MANAGEMENT_SCOPES;
-    if (
-      scopes.some((s) => !known.includes(s)) ||
-      new Set(scopes).size !== scopes.length ||
-      !client.scopes.some((s) => scopes.includes(s))
-    ) {
-      return fail('invalid_scope', 'scope must be unique management scopes.');
-    }
+    if (!scopesGrantable(scopes, MANAGEMENT_SCOPES, client.scopes))
+      return fail('invalid_scope', 'scope must be unique management scopes the client is allowed.');
     const { flowId, cookie } = await this.flows.create({
       clientId,
       redirectUri,
@@ -72,4 +66,20 @@ export class AuthorizeService {
     });
     return { kind: 'form', flowId, cookie };
   }
+}
+
+/**
+ * Spec 4.2: unique management scopes, every one of them allowed to the client; one scope the
+ * client may not have refuses the whole request rather than being granted alongside the others.
+ */
+export function scopesGrantable(
+  requested: readonly string[],
+  known: readonly string[],
+  allowed: readonly string[],
+): boolean {
+  return (
+    requested.length > 0 &&
+    new Set(requested).size === requested.length &&
+    requested.every((s) => known.includes(s) && allowed.includes(s))
+  );
 }

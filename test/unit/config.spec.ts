@@ -139,6 +139,16 @@ describe('configuration (contract section 1)', () => {
     );
   });
 
+  it.each([
+    ['the same origin', 'http://localhost:3000', 'http://localhost:3000'],
+    ['one host name on two ports', 'http://localhost:3000', 'http://localhost:3001'],
+    ['one host name on two schemes', 'https://auth.example.com', 'http://auth.example.com'],
+  ])('refuses AUTH_ORIGIN and CONSOLE_ORIGIN with %s (contract 10)', (_l, auth, consoleOrigin) => {
+    expect(problemsOf(env({ AUTH_ORIGIN: auth, CONSOLE_ORIGIN: consoleOrigin }))).toEqual([
+      'CONSOLE_ORIGIN: must have another host name than AUTH_ORIGIN (cookies ignore ports)',
+    ]);
+  });
+
   it('validates origins as bare origins', () => {
     expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual([
       'AUTH_ORIGIN: must be a bare origin such as https://auth.example.com',

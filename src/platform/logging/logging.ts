@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
+import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import type { AppConfig } from '../../config/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -15,12 +16,23 @@ export function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+export interface HttpLogging {
+  /** Mounted first of all middleware, so every request is logged once and gets its id. */
+  readonly middleware: HttpLogger;
+  /** nestjs-pino on the same logger, binding each request's logger for the services' logs. */
+  readonly params: Params;
+}
+
 /**
  * Structured JSON logs. Only the path is logged (never the query: it carries codes and state),
  * and no header values at all: Authorization, Cookie and Origin stay out of the logs.
+ *
+ * The request logger runs before host routing and the body rules, so a request they refuse (the
+ * wrong host's 404, a content type's 400, a 413) still carries X-Request-Id and is logged once,
+ * like every other request (contract section 10).
  */
-export function loggerParams(config: AppConfig, destination?: DestinationStream): Params {
-  const options: Params['pinoHttp'] = {
+export function httpLogging(config: AppConfig, destination?: DestinationStream): HttpLogging {
+  const options: Options = {
     level: config.logLevel,
     genReqId: (req, res) => requestId(req, res),
     // On the root logger, not pino-http's customProps, which would add a child logger per request.
@@ -39,5 +51,6 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
     },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   };
-  return { pinoHttp: destination ? [options, destination] : options };
+  const middleware = destination ? pinoHttp(options, destination) : pinoHttp(options);
+  return { middleware, params: { pinoHttp: { logger: middleware.logger }, useExisting: true } };
 }

@@ -1,0 +1,152 @@
+import { tokenRequest } from '../../support/management-flow';
+import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
+
+/**
+ * Conventions at the edge (contract sections 2 and 10): responses refused before any route
+ * carry X-Request-Id and are logged once like every request; token endpoints judge grant_type
+ * before the rest of the body; prototype keys in a body are unknown fields.
+ */
+describe('edge conventions', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMITS: 'off', LOG_LEVEL: 'info' }, { logLines: lines });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const loggedRequests = (id: string): Array<{ statusCode: number }> =>
+    lines
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes(id))
+      .map((l) => JSON.parse(l) as { req?: { id?: string }; res?: { statusCode: number } })
+      .filter((l) => l.req?.id === id && l.res)
+      .map((l) => ({ statusCode: l.res?.statusCode as number }));
+
+  describe('requests refused before routing carry X-Request-Id and are logged exactly once', () => {
+    const cases: Array<[string, (id: string) => Promise<{ status: number; headers: Record<string, string> }>, number]> =
+      [
+        [
+          'a wrong host',
+          (id) => t.auth().get('/t/acme/guest').set('Host', 'evil.example').set('X-Request-Id', id),
+          404,
+        ],
+        [
+          'a path on the wrong host',
+          (id) => t.console().get('/management-auth/authorize').set('X-Request-Id', id),
+          404,
+        ],
+        [
+          'a wrong content type',
+          (id) =>
+            t.auth().post('/t/acme/guest').set('X-Request-Id', id).set('Content-Type', 'text/plain').send('hello'),
+          400,
+        ],
+        [
+          'a body over 16 KiB',
+          (id) =>
+            t
+              .auth()
+              .post('/t/acme/guest')
+              .set('X-Request-Id', id)
+              .send({ client_id: 'x'.repeat(17 * 1024) }),
+          413,
+        ],
+        ['a JSON array body', (id) => t.auth().post('/t/acme/guest').set('X-Request-Id', id).send([1]), 400],
+        [
+          'a routed request',
+          (id) => t.auth().get('/t/control-plane/.well-known/openid-configuration').set('X-Request-Id', id),
+          200,
+        ],
+      ];
+
+    it.each(cases)('%s', async (label, send, status) => {
+      const id = `edge-${label.replace(/\W+/g, '-')}`;
+      const res = await send(id);
+      expect(res.status).toBe(status);
+      expect(res.headers['x-request-id']).toBe(id);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(loggedRequests(id)).toEqual([{ statusCode: status }]);
+    });
+
+    it('mints an id for a refused request that brings none', async () => {
+      const res = await t.auth().get('/').set('Host', 'nobody.example').expect(404);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('token endpoints check grant_type before the rest of the body', () => {
+    const unsupported = [
+      ['client_credentials', { grant_type: 'client_credentials', scope: 'tenant:read', client_secret: 'x' }],
+      ['password', { grant_type: 'password', username: 'a@b.example', password: 'hunter2', scope: 'x' }],
+      ['an unknown grant', { grant_type: 'urn:example:grant', assertion: 'x', code: 'y' }],
+    ] as const;
+
+    it.each(unsupported)('/management-auth/token: %s with extra fields is unsupported_grant_type', async (_l, body) => {
+      const form = await tokenRequest(t, { ...body }).expect(400);
+      expect(form.body).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) });
+      const json = await t
+        .auth()
+        .post('/management-auth/token')
+        .set('Authorization', consoleBasic(t))
+        .send(body)
+        .expect(400);
+      expect(json.body.error).toBe('unsupported_grant_type');
+    });
+
+    it.each(unsupported)('/t/{t}/token: %s with extra fields is unsupported_grant_type', async (_l, body) => {
+      const res = await t
+        .auth()
+        .post('/t/acme/token')
+        .type('form')
+        .send({ ...body, client_id: 'cli_game' })
+        .expect(400);
+      expect(res.body).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) });
+    });
+
+    it('authenticates the client first: a password grant with a wrong secret is invalid_client', async () => {
+      const res = await tokenRequest(
+        t,
+        { grant_type: 'password', username: 'a@b.example', password: 'x' },
+        `Basic ${Buffer.from('cli_console:wrong').toString('base64')}`,
+      ).expect(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+
+    it('still refuses unknown fields of a supported grant with invalid_request', async () => {
+      const res = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', scope: 'y' }).expect(400);
+      expect(res.body.error).toBe('invalid_request');
+    });
+  });
+
+  describe('prototype keys are unknown fields', () => {
+    it.each([
+      [
+        '__proto__ at the top',
+        '{"client_id":"cli_game","browser_flow_id":"flw_ProtoKeyFlow00000001","__proto__":{"x":1}}',
+      ],
+      [
+        'constructor at the top',
+        '{"client_id":"cli_game","browser_flow_id":"flw_ProtoKeyFlow00000002","constructor":{"prototype":{"x":1}}}',
+      ],
+      [
+        '__proto__ nested',
+        '{"client_id":"cli_game","browser_flow_id":"flw_ProtoKeyFlow00000003","a":[{"b":{"__proto__":{}}}]}',
+      ],
+      ['__proto__ with nothing else', '{"__proto__":null}'],
+    ])('JSON with %s is 400 invalid_request', async (_l, raw) => {
+      const res = await t.auth().post('/t/acme/guest').set('Content-Type', 'application/json').send(raw).expect(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    });
+
+    it('a value (not a key) named __proto__ is fine', async () => {
+      const res = await t
+        .auth()
+        .post('/t/acme/guest')
+        .send({ client_id: 'cli_game', browser_flow_id: 'flw___proto__constructor0' });
+      expect(res.body.error).not.toBe('invalid_request');
+    });
+  });
+});
