@@ -27,4 +27,5 @@ npx jest --config test/jest.e2e.config.js
 echo "== e2e on a 3-master Redis Cluster" >&2
 nodes=$(bash scripts/redis-cluster.sh start)
 trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
-TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input test/e2e/flow-integrity test/e2e/flood
+# The Chromium suites exercise the browser, not Redis: they run once, above.
+TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js --testPathIgnorePatterns '/browser\.e2e-spec\.ts$' -- test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input test/e2e/flow-integrity test/e2e/flood
