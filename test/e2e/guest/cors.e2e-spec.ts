@@ -90,6 +90,17 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
     });
   });
 
+  it('stops answering for a client disabled since, once the cached lookup expires (5 s, like the client row)', async () => {
+    const before = await preflight('/t/beta/guest', BETA_ORIGIN).expect(204);
+    expect(before.headers['access-control-allow-origin']).toBe(BETA_ORIGIN);
+    await w.t.pg.query(`UPDATE clients SET enabled = false WHERE id = 'cli_beta'`);
+    // Cached: the answer does not cost a database round trip per request.
+    await preflight('/t/beta/guest', BETA_ORIGIN).expect(204);
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    noCors(await preflight('/t/beta/guest', BETA_ORIGIN));
+    await post('/t/beta/guest', { client_id: 'cli_beta', browser_flow_id: flowId() }, BETA_ORIGIN).expect(403);
+  });
+
   describe('requests', () => {
     it('echoes a web origin of the named client with credentials and sets a partitioned SameSite=None flow cookie', async () => {
       const id = flowId();
