@@ -15,6 +15,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
+LABEL org.opencontainers.image.title="svc-auth" \
+      org.opencontainers.image.description="Authentication service: management console sign-in and guest sessions" \
+      org.opencontainers.image.licenses="UNLICENSED" \
+      org.opencontainers.image.documentation="docs/operations.md"
 ENV NODE_ENV=production
 # V8 grows the heap lazily to ~230 MB under load; these limits keep peak RSS near 130 MB at the
 # same throughput (README, performance).
@@ -25,6 +29,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# Run migrations and the seed as a release step: docker run … node dist/src/cli/admin.js migrate
+# Readiness, not liveness: an instance that cannot reach PostgreSQL or Redis reports unhealthy.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Release step (docker-compose.yml's migrate service): node dist/src/cli/admin.js migrate, then
+# seed-control-plane. Secrets: node dist/src/cli/admin.js generate-secrets --env-file
 CMD ["node", "dist/src/main.js"]

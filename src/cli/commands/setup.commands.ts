@@ -59,12 +59,14 @@ export const SETUP_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'generate-secrets',
-    usage: 'generate-secrets                 (prints NAME=value lines; needs no configuration)',
-    options: {},
-    async run() {
+    usage:
+      'generate-secrets [--env-file]    (NAME=value lines, shell-quoted; --env-file: unquoted for docker --env-file)',
+    options: { 'env-file': { type: 'boolean' } },
+    async run(_ctx, v) {
       const secrets = await generateSecrets();
+      // docker run --env-file keeps quotes as part of the value, so that format has none.
       return Object.entries(secrets)
-        .map(([k, v]) => shellLine(k, v))
+        .map(([k, value]) => (v['env-file'] === true ? `${k}=${value}` : shellLine(k, value)))
         .join('\n');
     },
   },
