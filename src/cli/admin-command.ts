@@ -31,10 +31,6 @@ export function list(values: OptionValues, name: string): string[] {
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
 }
 
-export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
-export const CLIENT_ID = /^cli_[A-Za-z0-9_-]{1,64}$/;
-export const USER_ID = /^usr_[A-Za-z0-9_-]{16,64}$/;
-export const SESSION_ID = /^ses_[A-Za-z0-9_-]{16,64}$/;
 export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export function httpUrl(value: string, name: string): string {

@@ -1,14 +1,13 @@
 import { Controller, UseFilters, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
+import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { requestIdOf } from './console-auth.controller';
 import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService } from './console-session.service';
 
-/** Tenant ids as the admin CLI creates them. Decoded `/`, `.`, `%` never match, so never reach a path. */
-const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
 /** Contract section 4: the only upstream headers a browser sees. Never Set-Cookie. */
 const FORWARDED_HEADERS = ['content-type', 'www-authenticate', 'x-request-id'] as const;
 
@@ -63,6 +62,6 @@ export class ManagementProxyController {
 }
 
 function tenantId(id: string): string {
-  if (!TENANT_ID.test(id)) throw new AppError('not_found');
+  if (!TENANT_ID_PATTERN.test(id)) throw new AppError('not_found');
   return id;
 }

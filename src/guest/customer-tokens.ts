@@ -1,12 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { newId } from '../platform/crypto/ids';
+import { AccessTokenVerifier } from '../platform/keys/access-token-verifier';
 import { KeyRing } from '../platform/keys/key-ring';
-
-const FUTURE_SKEW_SECONDS = 60;
-const REFUSED_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'crit'] as const;
 
 export interface CustomerClaims {
   readonly tenantId: string;
@@ -28,12 +24,14 @@ export function tenantIssuer(config: AppConfig, tenantId: string): string {
  */
 @Injectable()
 export class CustomerTokens {
-  private readonly verified = new LRUCache<string, CustomerClaims>({ max: 20_000 });
+  private readonly verifier: AccessTokenVerifier<CustomerClaims>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: KeyRing,
-  ) {}
+  ) {
+    this.verifier = new AccessTokenVerifier(keys, 'ES256');
+  }
 
   issueAccess(input: {
     tenantId: string;
@@ -78,43 +76,17 @@ export class CustomerTokens {
   }
 
   /** The claims when every rule holds for this tenant, else null. */
-  async verifyAccess(token: string, tenantId: string): Promise<CustomerClaims | null> {
-    const now = Math.floor(Date.now() / 1000);
-    const cached = this.verified.get(token);
-    if (cached) return cached.tenantId === tenantId && cached.exp > now ? cached : null;
-    const claims = await this.verifyUncached(token, tenantId, now);
-    if (claims) this.verified.set(token, claims, { ttl: (claims.exp - now) * 1000 });
-    return claims;
-  }
-
-  private async verifyUncached(token: string, tenantId: string, now: number): Promise<CustomerClaims | null> {
-    let payload: JWTPayload;
-    try {
-      const header = decodeProtectedHeader(token);
-      if (header.alg !== 'ES256' || REFUSED_HEADERS.some((h) => h in header)) return null;
-      ({ payload } = await jwtVerify(
-        token,
-        (h) => {
-          const key = this.keys.verificationKey('ES256', h.kid);
-          if (!key) throw new Error('unknown kid');
-          return key;
-        },
-        {
-          algorithms: ['ES256'],
-          issuer: tenantIssuer(this.config, tenantId),
-          typ: 'at+jwt',
-          clockTolerance: FUTURE_SKEW_SECONDS,
-          requiredClaims: ['sub', 'aud', 'exp', 'iat', 'sid', 'client_id', 'token_use', 'scope'],
-        },
-      ));
-    } catch {
-      return null;
-    }
-    const { aud, exp, iat, sub, sid, client_id, token_use, scope } = payload;
-    if (typeof aud !== 'string' || aud !== client_id || token_use !== 'access') return null;
-    if (typeof exp !== 'number' || exp <= now || typeof iat !== 'number' || iat > now + FUTURE_SKEW_SECONDS)
-      return null;
-    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string') return null;
-    return { tenantId, sub, sid, clientId: aud, scope: scope.split(' ').filter(Boolean), exp };
+  verifyAccess(token: string, tenantId: string): Promise<CustomerClaims | null> {
+    return this.verifier.verify(token, {
+      issuer: tenantIssuer(this.config, tenantId),
+      requiredClaims: ['sub', 'aud', 'exp', 'iat', 'sid', 'client_id', 'token_use', 'scope'],
+      // The audience is the client the token was issued to, a single string (contract section 6).
+      claimsOf: ({ aud, exp, sub, sid, client_id, token_use, scope }) => {
+        if (typeof aud !== 'string' || aud !== client_id || token_use !== 'access') return null;
+        if (typeof sub !== 'string' || typeof sid !== 'string' || typeof scope !== 'string') return null;
+        return { tenantId, sub, sid, clientId: aud, scope: scope.split(' ').filter(Boolean), exp };
+      },
+      fits: (claims) => claims.tenantId === tenantId,
+    });
   }
 }

@@ -1,14 +1,15 @@
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
-const FLOW_ID = /^flw_[A-Za-z0-9_-]{16,64}$/;
-const CLIENT_ID = /^cli_[A-Za-z0-9_-]{1,64}$/;
-const PROOF_ID = /^prf_[A-Za-z0-9_-]{16,64}$/;
+import { CLIENT_ID_PATTERN, ID_PATTERN } from '../platform/crypto/ids';
+
+const FLOW_ID = ID_PATTERN('flw');
+const PROOF_ID = ID_PATTERN('prf');
 
 /** `{client_id, browser_flow_id}`: every guest-facing body starts with these (contract 6). */
 export class FlowBoundDto {
-  @IsString() @Matches(CLIENT_ID) client_id!: string;
+  @IsString() @Matches(CLIENT_ID_PATTERN) client_id!: string;
   @IsString()
-  @Matches(FLOW_ID, { message: 'browser_flow_id must match ^flw_[A-Za-z0-9_-]{16,64}$' })
+  @Matches(FLOW_ID, { message: `browser_flow_id must match ${FLOW_ID.source}` })
   browser_flow_id!: string;
 }
 
@@ -44,11 +45,11 @@ export class ChatCallbackQueryDto {
 export class CustomerTokenDto {
   @IsOptional() @IsString() @MaxLength(64) grant_type?: string;
   @IsOptional() @IsString() @MaxLength(512) refresh_token?: string;
-  @IsOptional() @IsString() @Matches(CLIENT_ID) client_id?: string;
+  @IsOptional() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
 }
 
 export class CustomerRevokeDto {
   @IsOptional() @IsString() @MaxLength(4096) token?: string;
   @IsOptional() @IsString() @MaxLength(64) token_type_hint?: string;
-  @IsOptional() @IsString() @Matches(CLIENT_ID) client_id?: string;
+  @IsOptional() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
 }

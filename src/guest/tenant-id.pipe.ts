@@ -1,11 +1,12 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { AppError } from '../errors/app-error';
+import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 
 /** A path tenant id that cannot name a tenant is answered like an unknown tenant. */
 @Injectable()
 export class TenantIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(value) || value === 'control-plane') throw new AppError('tenant_not_found');
+    if (!TENANT_ID_PATTERN.test(value) || value === 'control-plane') throw new AppError('tenant_not_found');
     return value;
   }
 }

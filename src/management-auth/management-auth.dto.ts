@@ -1,6 +1,9 @@
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
-const FLOW_ID = /^flw_[A-Za-z0-9_-]{16,64}$/;
+import { ID_PATTERN } from '../platform/crypto/ids';
+
+const FLOW_ID = ID_PATTERN('flw');
+const SESSION_ID = ID_PATTERN('ses');
 
 export class EmailStartDto {
   @IsString() @Matches(FLOW_ID) flow_id!: string;
@@ -20,5 +23,5 @@ export class TokenRequestDto {
 }
 
 export class RevokeSessionDto {
-  @IsString() @Matches(/^ses_[A-Za-z0-9_-]{16,64}$/) session_id!: string;
+  @IsString() @Matches(SESSION_ID) session_id!: string;
 }

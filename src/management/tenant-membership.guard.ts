@@ -2,12 +2,10 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from 
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
+import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import type { RequestWithPrincipal } from '../http/principal';
 import type { MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantEntity } from '../platform/database/entities/tenant.entity';
-
-/** Tenant ids as the admin CLI creates them; anything else cannot be a tenant. */
-const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 export interface MemberTenantAccess {
   readonly tenant: TenantEntity;
@@ -39,7 +37,7 @@ export class TenantMembershipGuard implements CanActivate {
     const principal = req.principal;
     if (principal?.kind !== 'management') throw new AppError('server_error');
     const tenantId = req.params.id;
-    if (typeof tenantId !== 'string' || !TENANT_ID.test(tenantId)) throw forbidden();
+    if (typeof tenantId !== 'string' || !TENANT_ID_PATTERN.test(tenantId)) throw forbidden();
     const membership = await this.memberships.find(tenantId, principal.userId);
     if (!membership) throw forbidden();
     const tenant = await this.tenants.findActiveCustomer(tenantId);

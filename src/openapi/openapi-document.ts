@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/config';
+import { CLIENT_ID_PATTERN, ID_PATTERN } from '../platform/crypto/ids';
 
 /**
  * The OpenAPI 3.1 description of every public endpoint (contract sections 2–6). Written by hand
@@ -152,7 +153,10 @@ const tokenSetRequired = (extra: string[]): string[] => [
   ...extra,
   ...Object.keys(GUEST_TOKEN_SET).filter((k) => !OPTIONAL_TOKENS.includes(k)),
 ];
-const FLOW = { client_id: str({ pattern: '^cli_' }), browser_flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }) };
+const FLOW = {
+  client_id: str({ pattern: CLIENT_ID_PATTERN.source }),
+  browser_flow_id: str({ pattern: ID_PATTERN('flw').source }),
+};
 const tenantParam = param('tenantId', 'path');
 
 /** The guest API of contract section 6 (auth host). */
@@ -510,7 +514,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           {
             requestBody: body(
               obj({
-                flow_id: str({ pattern: '^flw_[A-Za-z0-9_-]{16,64}$' }),
+                flow_id: str({ pattern: ID_PATTERN('flw').source }),
                 email: str({ format: 'email', maxLength: 254 }),
               }),
             ),

@@ -1,7 +1,8 @@
 import { isCustomerScope } from '../../directory/customer-scopes';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { canonicalWebOrigin, webOriginsOf } from '../../directory/web-origins';
-import { AdminInputError, CLIENT_ID, httpUrl, list, optional, required, type AdminCommand } from '../admin-command';
+import { CLIENT_ID_PATTERN } from '../../platform/crypto/ids';
+import { AdminInputError, httpUrl, list, optional, required, type AdminCommand } from '../admin-command';
 import { clientsRepository, customerTenant } from './directory-repositories';
 
 /** `--web-origins "https://a.example https://b.example"`: unique http(s) origins, browser clients only. */
@@ -44,7 +45,7 @@ export const CLIENT_COMMANDS: readonly AdminCommand[] = [
       const id = required(v, 'id');
       const name = required(v, 'name');
       const type = required(v, 'type');
-      if (!CLIENT_ID.test(id)) throw new AdminInputError('--id must match ^cli_[A-Za-z0-9_-]{1,64}$');
+      if (!CLIENT_ID_PATTERN.test(id)) throw new AdminInputError(`--id must match ${CLIENT_ID_PATTERN.source}`);
       if (type !== 'browser' && type !== 'native') throw new AdminInputError('--type must be browser or native');
       const scopes = parseScopes(optional(v, 'scopes') ?? '');
       const redirectUris = list(v, 'redirect-uri').map((u) => httpUrl(u, '--redirect-uri'));

@@ -1,4 +1,7 @@
-import { AdminInputError, required, SESSION_ID, type AdminCommand } from '../admin-command';
+import { ID_PATTERN } from '../../platform/crypto/ids';
+import { AdminInputError, required, type AdminCommand } from '../admin-command';
+
+const SESSION_ID = ID_PATTERN('ses');
 import { userRecords } from './user.commands';
 import { findTargetUser, USER_TARGET_OPTIONS } from './user-target';
 

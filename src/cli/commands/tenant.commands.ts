@@ -1,5 +1,6 @@
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
-import { AdminInputError, required, TENANT_ID, type AdminCommand } from '../admin-command';
+import { TENANT_ID_PATTERN } from '../../platform/crypto/ids';
+import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { tenantsRepository } from './directory-repositories';
 
 export const TENANT_COMMANDS: readonly AdminCommand[] = [
@@ -10,8 +11,8 @@ export const TENANT_COMMANDS: readonly AdminCommand[] = [
     async run(ctx, v) {
       const id = required(v, 'id');
       const name = required(v, 'name');
-      if (!TENANT_ID.test(id) || id === CONTROL_PLANE_TENANT_ID)
-        throw new AdminInputError('--id must match ^[a-z0-9][a-z0-9-]{1,62}$ and not be control-plane');
+      if (!TENANT_ID_PATTERN.test(id) || id === CONTROL_PLANE_TENANT_ID)
+        throw new AdminInputError(`--id must match ${TENANT_ID_PATTERN.source} and not be control-plane`);
       if (name.length > 200) throw new AdminInputError('--name must be at most 200 characters');
       const tenants = await tenantsRepository(ctx);
       if (await tenants.find(id)) throw new AdminInputError(`tenant ${id} already exists`);

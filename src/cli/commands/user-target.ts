@@ -1,7 +1,10 @@
 import { canonicalEmail } from '../../directory/email-address';
 import type { UserRecord, UserRecordsRepository } from '../../directory/user-records.repository';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
-import { AdminInputError, optional, TENANT_ID, USER_ID, type OptionValues } from '../admin-command';
+import { ID_PATTERN, TENANT_ID_PATTERN } from '../../platform/crypto/ids';
+import { AdminInputError, optional, type OptionValues } from '../admin-command';
+
+const USER_ID = ID_PATTERN('usr');
 
 export const USER_TARGET_OPTIONS = {
   email: { type: 'string' },
@@ -20,7 +23,8 @@ export async function findTargetUser(users: UserRecordsRepository, v: OptionValu
     return user;
   }
   if (email === undefined && tenant !== undefined && id !== undefined) {
-    if (!TENANT_ID.test(tenant) || !USER_ID.test(id)) throw new AdminInputError('--tenant or --id is malformed');
+    if (!TENANT_ID_PATTERN.test(tenant) || !USER_ID.test(id))
+      throw new AdminInputError('--tenant or --id is malformed');
     const user = await users.find(tenant, id);
     if (!user) throw new AdminInputError(`no user ${id} in tenant ${tenant}`);
     return user;

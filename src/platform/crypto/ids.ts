@@ -12,4 +12,17 @@ export function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * The one home of identifier syntax. Ids from newId() are 22 base64url characters after the
+ * prefix; the pattern accepts 16–64 so that a change of length never strands stored ids.
+ */
 export const ID_PATTERN = (prefix: IdPrefix): RegExp => new RegExp(`^${prefix}_[A-Za-z0-9_-]{16,64}$`);
+
+/**
+ * Tenant ids as the admin CLI creates them: lower-case letters, digits and hyphens. A decoded
+ * `/`, `.` or `%` never matches, so a path parameter that passes can never leave its path segment.
+ */
+export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+/** Client ids, chosen by the operator (`cli_demo_game`): the prefix and 1–64 base64url characters. */
+export const CLIENT_ID_PATTERN = /^cli_[A-Za-z0-9_-]{1,64}$/;
