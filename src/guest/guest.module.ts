@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { DirectoryModule } from '../directory/directory.module';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
-import { MailModule } from '../platform/mail/mail.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { BrowserFlows } from './browser-flows';
@@ -28,7 +27,7 @@ import { UpgradeService } from './upgrade.service';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
 @Module({
-  imports: [DirectoryModule, KeysModule, SessionStoreModule, RateLimitModule, MailModule, EmailCodesModule],
+  imports: [DirectoryModule, KeysModule, SessionStoreModule, RateLimitModule, EmailCodesModule],
   controllers: [
     TenantDiscoveryController,
     GuestController,

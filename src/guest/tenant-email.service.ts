@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
+import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
-import { Mailer } from '../platform/mail/mailer';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { FlowRecordsStore } from './flow-records.store';
@@ -24,7 +24,7 @@ export class TenantEmailService {
     private readonly codes: EmailCodesStore,
     private readonly records: FlowRecordsStore,
     private readonly identities: IdentitiesRepository,
-    private readonly mailer: Mailer,
+    private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -39,17 +39,10 @@ export class TenantEmailService {
     );
     return this.flows.within(ctx, async () => {
       const realm = tenantCodes(ctx.tenantId);
-      const code = await this.codes.issue(realm, ctx.flowId, email);
-      try {
-        await this.mailer.send({
-          to: email,
-          subject: 'Your verification code',
-          text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
-        });
-      } catch (err) {
-        await this.codes.discard(realm, ctx.flowId).catch(() => undefined);
-        throw err;
-      }
+      await this.codeSender.send(realm, ctx.flowId, email, (code) => ({
+        subject: 'Your verification code',
+        text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
+      }));
       return { expires_in: this.config.ttl.emailCode };
     });
   }

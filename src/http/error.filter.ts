@@ -99,8 +99,11 @@ export function sendError(res: Response, error: AppError): void {
   res.status(error.status).json(errorBody(error.code, error.description));
 }
 
+/** An error for the log, with anything shaped like an email address cut out (logs hold none). */
 function describe(err: unknown): string | undefined {
-  return err instanceof Error ? `${err.name}: ${err.message}` : undefined;
+  return err instanceof Error
+    ? `${err.name}: ${err.message}`.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>')
+    : undefined;
 }
 
 function validationMessage(exception: HttpException): string | undefined {

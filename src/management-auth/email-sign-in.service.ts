@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail, controlPlaneEmailClaim } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
+import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodesStore, MANAGEMENT_CODES } from '../platform/email-codes/email-codes.store';
-import { Mailer } from '../platform/mail/mailer';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { AuthorizationCodesStore } from './authorization-codes.store';
@@ -33,7 +33,7 @@ export class EmailSignInService {
     private readonly authorizationCodes: AuthorizationCodesStore,
     private readonly identities: IdentitiesRepository,
     private readonly sessions: SessionStore,
-    private readonly mailer: Mailer,
+    private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -50,17 +50,10 @@ export class EmailSignInService {
       { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
       { name: 'mgmt-email-send', domain: RATE_DOMAIN, subject: email, budget: rl.managementEmailSend },
     );
-    const code = await this.codes.issue(MANAGEMENT_CODES, ctx.flowId, email);
-    try {
-      await this.mailer.send({
-        to: email,
-        subject: 'Your console sign-in code',
-        text: `Your sign-in code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not try to sign in, ignore this message.\n`,
-      });
-    } catch (err) {
-      await this.codes.discard(MANAGEMENT_CODES, ctx.flowId).catch(() => undefined);
-      throw err;
-    }
+    await this.codeSender.send(MANAGEMENT_CODES, ctx.flowId, email, (code) => ({
+      subject: 'Your console sign-in code',
+      text: `Your sign-in code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not try to sign in, ignore this message.\n`,
+    }));
     return { expires_in: this.config.ttl.emailCode };
   }
 

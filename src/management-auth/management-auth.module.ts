@@ -4,7 +4,6 @@ import { DirectoryModule } from '../directory/directory.module';
 import { CryptoModule } from '../platform/crypto/crypto.module';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
-import { MailModule } from '../platform/mail/mail.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { AuthorizationCodesStore } from './authorization-codes.store';
@@ -32,7 +31,6 @@ import { TokenService } from './token.service';
     KeysModule,
     SessionStoreModule,
     RateLimitModule,
-    MailModule,
     EmailCodesModule,
   ],
   controllers: [DiscoveryController, AuthorizeController, EmailSignInController, TokenController, SessionController],

@@ -21,6 +21,9 @@ export interface WaitOptions {
 export class SmtpCatcher {
   readonly messages: CaughtMessage[] = [];
   private failing = false;
+  private readonly refusedRecipients = new Set<string>();
+  /** When set, DATA is read, handed to this hook, then answered 554: the mail "fails" after it was seen. */
+  beforeFailingData: ((message: CaughtMessage) => Promise<void>) | null = null;
   private readonly waiters = new Set<() => void>();
 
   private constructor(
@@ -37,11 +40,29 @@ export class SmtpCatcher {
       logger: false,
       // stop() should not wait the default 30 s for a client that keeps its connection open.
       closeTimeout: 200,
-      onRcptTo(_address, _session, cb) {
+      onRcptTo(address, _session, cb) {
         if (ref.catcher?.failing) return cb(smtpError('mailbox unavailable', 451));
+        // As real servers do, the permanent refusal quotes the address.
+        if (ref.catcher?.refusedRecipients.has(address.address.toLowerCase()))
+          return cb(smtpError(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`, 550));
         cb();
       },
       onData(stream, session, cb) {
+        const hook = ref.catcher?.beforeFailingData;
+        if (hook) {
+          simpleParser(stream)
+            .then(async (parsed) => {
+              await hook({
+                to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+                subject: parsed.subject ?? '',
+                text: parsed.text ?? '',
+              });
+              cb(smtpError('transaction failed', 554));
+            })
+            .catch((err: Error) => cb(err));
+          return;
+        }
         if (ref.catcher?.failing) {
           // The stream must be drained before answering, or the session stalls.
           stream.on('end', () => cb(smtpError('transaction failed', 554)));
@@ -73,6 +94,11 @@ export class SmtpCatcher {
   /** While true, every RCPT TO gets 451 and every DATA 554, so the sender sees a failure. */
   setFailing(failing: boolean): void {
     this.failing = failing;
+  }
+
+  /** RCPT TO for this address gets a permanent 550, as for a mailbox that does not exist. */
+  refuseRecipient(address: string): void {
+    this.refusedRecipients.add(address.toLowerCase());
   }
 
   countFor(to: string): number {

@@ -53,22 +53,31 @@ export class EmailCodesStore {
     private readonly pseudonymizer: Pseudonymizer,
   ) {}
 
-  /** Generates and stores a fresh code for the flow, replacing any earlier one. */
+  /**
+   * Generates a fresh code for the flow, replacing any earlier one. It is stored apart, unusable,
+   * until `activate` says its mail was accepted: a code whose mail failed can then never be used,
+   * even if removing it fails too.
+   */
   async issue(realm: CodeRealm, flowId: string, email: string): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
-    const key = codeKey(realm, flowId);
+    const pending = pendingKey(realm, flowId);
     await this.redis
       .multi()
-      .del(key)
-      .hset(key, 'code', this.codeMac(realm, flowId, code), 'email', this.emailMac(realm, email), 'attempts', '0')
-      .expire(key, this.config.ttl.emailCode)
+      .del(codeKey(realm, flowId))
+      .hset(pending, 'code', this.codeMac(realm, flowId, code), 'email', this.emailMac(realm, email), 'attempts', '0')
+      .expire(pending, this.config.ttl.emailCode)
       .exec()
       .then(assertExecOk);
     return code;
   }
 
+  /** Makes the flow's issued code the one `check` compares against (both keys share the flow's slot). */
+  async activate(realm: CodeRealm, flowId: string): Promise<void> {
+    await this.redis.rename(pendingKey(realm, flowId), codeKey(realm, flowId));
+  }
+
   async discard(realm: CodeRealm, flowId: string): Promise<void> {
-    await this.redis.del(codeKey(realm, flowId));
+    await this.redis.del(pendingKey(realm, flowId));
   }
 
   async check(realm: CodeRealm, flowId: string, email: string, code: string): Promise<boolean> {
@@ -102,4 +111,5 @@ function assertExecOk(results: [Error | null, unknown][] | null): void {
 }
 
 const codeKey = (realm: CodeRealm, flowId: string): string => `cc:${realm.keyScope}{${flowId}}`;
+const pendingKey = (realm: CodeRealm, flowId: string): string => `${codeKey(realm, flowId)}:unsent`;
 const addressKey = (emailMac: string): string => `cca:{${emailMac}}`;

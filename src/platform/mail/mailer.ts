@@ -11,9 +11,17 @@ export interface CodeMail {
 }
 
 /**
+ * `refused`: the SMTP server permanently refused the recipient (RCPT answered 5xx). The address
+ * cannot receive mail, which is the sender's business, not the requester's: answering it
+ * differently from a delivered mail would tell anyone which addresses exist (contract section 3).
+ */
+export type MailOutcome = 'sent' | 'refused';
+
+/**
  * Delivers one-time codes. With no working transport it throws 503 and the caller keeps no
  * code (fail closed, spec section 5). The `log` transport is for development only and is
- * refused in production by the config.
+ * refused in production by the config. Nothing logged or passed on names the recipient: SMTP
+ * replies, and so nodemailer's messages, quote it.
  */
 @Injectable()
 export class Mailer implements OnApplicationShutdown {
@@ -26,7 +34,7 @@ export class Mailer implements OnApplicationShutdown {
       mail.transport === 'smtp' ? createTransport(pooledSmtpUrl(mail.smtpUrl, config.dependencyTimeoutMs)) : null;
   }
 
-  async send(mail: CodeMail): Promise<void> {
+  async send(mail: CodeMail): Promise<MailOutcome> {
     const cfg = this.config.mail;
     switch (cfg.transport) {
       case 'none':
@@ -34,19 +42,23 @@ export class Mailer implements OnApplicationShutdown {
       case 'log':
         // Development only: print the message so a developer can read the code in the console.
         process.stdout.write(`\n[dev mail] to=${mail.to} subject="${mail.subject}"\n${mail.text}\n\n`);
-        return;
+        return 'sent';
       case 'smtp':
         try {
           await this.transport?.sendMail({ from: cfg.from, to: mail.to, subject: mail.subject, text: mail.text });
+          return 'sent';
         } catch (err) {
-          // Only the error code: SMTP replies can quote the recipient address.
-          this.logger.warn(
-            { code: (err as { code?: unknown }).code, responseCode: (err as { responseCode?: unknown }).responseCode },
-            'smtp delivery failed',
-          );
-          throw new DependencyUnavailableError('smtp', err);
+          const code = (err as { code?: unknown }).code;
+          const responseCode = (err as { responseCode?: unknown }).responseCode;
+          const failure = { code: String(code), responseCode: Number(responseCode) || null };
+          if (code === 'EENVELOPE' && typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600) {
+            this.logger.warn(failure, 'smtp refused the recipient');
+            return 'refused';
+          }
+          this.logger.warn(failure, 'smtp delivery failed');
+          // The cause passed on carries only the codes, never nodemailer's message.
+          throw new DependencyUnavailableError('smtp', new Error(`smtp ${failure.code} ${failure.responseCode}`));
         }
-        return;
     }
   }
 
