@@ -8,6 +8,7 @@ import { freePort } from './test-app';
  */
 export class PrivateRedis {
   private proc: ChildProcess | null = null;
+  private admin: Redis | null = null;
 
   private constructor(readonly port: number) {}
 
@@ -67,7 +68,24 @@ export class PrivateRedis {
     this.proc?.kill('SIGCONT');
   }
 
+  /**
+   * What the service may run: the ACL rules of the `default` user it connects as, set through an
+   * admin user of the test's own. `serviceMay('-@all')` makes Redis refuse it every command at
+   * once, without a queued command running later; `serviceMay('+@all')` gives them back.
+   */
+  async serviceMay(...rules: string[]): Promise<void> {
+    if (!this.admin) {
+      const admin = new Redis(this.port, '127.0.0.1');
+      await admin.call('ACL', 'SETUSER', 'svc-test-admin', 'on', 'nopass', '~*', '&*', '+@all');
+      await admin.call('AUTH', 'svc-test-admin', 'x');
+      this.admin = admin;
+    }
+    await this.admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all', ...rules);
+  }
+
   async stop(): Promise<void> {
+    this.admin?.disconnect();
+    this.admin = null;
     this.resume();
     await this.kill();
   }

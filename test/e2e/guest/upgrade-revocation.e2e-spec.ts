@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import Redis from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PG_BASE } from '../../support/database';
 import { PrivateRedis } from '../../support/private-redis';
@@ -19,15 +18,11 @@ const COMMIT_GATE = 4242;
  */
 describe('guest upgrade whose revocation fails after the commit', () => {
   let redis: PrivateRedis;
-  let admin: Redis;
   let w: GuestWorld;
   let gate: Client;
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    admin = new Redis(redis.port, '127.0.0.1');
-    await admin.call('ACL', 'SETUSER', 'admin', 'on', 'nopass', '~*', '&*', '+@all');
-    await admin.call('AUTH', 'admin', 'x');
     w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off', DEPENDENCY_TIMEOUT_MS: '1000' });
     await w.t.pg.query(`
       CREATE FUNCTION test_commit_gate() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -40,8 +35,7 @@ describe('guest upgrade whose revocation fails after the commit', () => {
   });
   afterAll(async () => {
     await gate.end();
-    await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all');
-    admin.disconnect();
+    await redis.serviceMay();
     await w.close();
     await redis.stop();
   });
@@ -80,7 +74,7 @@ describe('guest upgrade whose revocation fails after the commit', () => {
     try {
       await waitingAtGate();
       // Redis refuses the service everything from now on: the revocation after the commit fails.
-      await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '-@all');
+      await redis.serviceMay('-@all');
     } finally {
       await gate.query('SELECT pg_advisory_unlock($1)', [COMMIT_GATE]);
     }
@@ -90,7 +84,7 @@ describe('guest upgrade whose revocation fails after the commit', () => {
       error: 'temporarily_unavailable',
       token: undefined,
     });
-    await admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all');
+    await redis.serviceMay();
 
     // The move committed with its audit row and the old session row marked revoked.
     const identity = await w.t.pg.query(
