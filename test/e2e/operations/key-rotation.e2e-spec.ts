@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { ChatPlatformAppsRepository } from '../../../src/directory/chat-platform-apps.repository';
+import { admin } from '../../support/admin-cli';
+import { consoleSignIn } from '../../support/console-flow';
+import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { signIn, tokenRequest } from '../../support/management-flow';
+import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
+
+const key = (): string => randomBytes(32).toString('base64url');
+
+/** Contract 12: PRIVACY_KEY, CONSOLE_SESSION_KEY and the console client secret rotate without a sign-out. */
+describe('key rotation without a sign-out (contract 12)', () => {
+  let w: GuestWorld;
+  let rotated: TestApp | null = null;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMITS: 'off' });
+  });
+  afterAll(async () => {
+    await rotated?.close();
+    await w.close();
+  });
+
+  it('an instance with new keys first keeps every session, refresh token and sealed secret of the old keys', async () => {
+    const old = w.t.env;
+    const console = await consoleSignIn(w.t, 'rotate@studio.example');
+    const management = await signIn(w.t, 'rotate@studio.example');
+    const guest = await w.client().createGuest();
+    const privacy = `${key()},${old.PRIVACY_KEY}`;
+    const secret = randomBytes(32).toString('base64url');
+    rotated = await startTestApp(
+      {
+        PRIVACY_KEY: privacy,
+        CONSOLE_SESSION_KEY: `${key()},${old.CONSOLE_SESSION_KEY}`,
+        CONSOLE_CLIENT_SECRET: `${secret},${old.CONSOLE_CLIENT_SECRET}`,
+      },
+      { shareWith: w.t },
+    );
+    const r = rotated;
+
+    // The console session sealed under the old key opens; the BFF reseals it under the new one.
+    await r.console().get('/api/auth/current').set('Cookie', console.cookie).expect(200);
+    // Refresh tokens MACed under the old privacy key still refresh.
+    await tokenRequest(r, { grant_type: 'refresh_token', refresh_token: management.refresh_token }).expect(200);
+    await r
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: guest.refresh_token, client_id: 'cli_game' })
+      .expect(200);
+    // Both console client secrets authenticate during the overlap.
+    for (const s of [secret, old.CONSOLE_CLIENT_SECRET]) {
+      const basic = `Basic ${Buffer.from(`cli_console:${s}`).toString('base64')}`;
+      await r
+        .auth()
+        .post('/management-auth/revoke-session')
+        .set('Authorization', basic)
+        .send({ session_id: 'ses_aaaaaaaaaaaaaaaaaaaa' })
+        .expect(200);
+    }
+    await r
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Authorization', consoleBasic(r))
+      .send({ session_id: 'ses_aaaaaaaaaaaaaaaaaaaa' })
+      .expect(200);
+
+    // The chat secret sealed under the old key opens, and `chat reseal` moves it to the new key.
+    expect((await r.app.get(ChatPlatformAppsRepository).find('acme'))?.clientSecret).toBe('chat-secret-1');
+    const resealed = await admin({ DATABASE_URL: old.DATABASE_URL!, PRIVACY_KEY: privacy }, 'chat', 'reseal');
+    expect(resealed.out).toEqual({ resealed: 1, current: 0, unreadable: [] });
+    expect((await admin({ DATABASE_URL: old.DATABASE_URL!, PRIVACY_KEY: privacy }, 'chat', 'reseal')).out).toEqual({
+      resealed: 0,
+      current: 1,
+      unreadable: [],
+    });
+    // With the old key gone the secret still opens: it is sealed under the new one now.
+    const newOnly = await admin(
+      { DATABASE_URL: old.DATABASE_URL!, PRIVACY_KEY: privacy.split(',')[0]! },
+      'chat',
+      'reseal',
+    );
+    expect(newOnly.out).toEqual({ resealed: 0, current: 1, unreadable: [] });
+  });
+
+  it('a key list with a bad member is refused at start-up, naming the key', async () => {
+    const bad = await admin({ DATABASE_URL: w.t.env.DATABASE_URL!, PRIVACY_KEY: `${key()},short` }, 'chat', 'reseal');
+    expect(JSON.parse(bad.stderr).message).toContain('PRIVACY_KEY (key 2): must hold at least 32 bytes');
+  });
+});
