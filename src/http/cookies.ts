@@ -34,9 +34,14 @@ export function expireHostCookie(res: Response, name: string, sameSite: 'strict'
   res.cookie(name, '', { secure: true, httpOnly: true, path: '/', sameSite, maxAge: 0, expires: new Date(0) });
 }
 
-/** Reads one cookie from the raw header without trusting a parsed object shape. */
+/**
+ * Reads one cookie from the raw header without trusting a parsed object shape. Only the named
+ * cookie is looked at, so the header's size is bounded by Node's header limit alone: a browser
+ * that holds many cookies of other sites' scripts on this host (8 KiB is soon reached) still
+ * presents its flow cookie (contract section 10).
+ */
 export function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
-  if (!cookieHeader || cookieHeader.length > 8192) return undefined;
+  if (!cookieHeader) return undefined;
   let found: string | undefined;
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');

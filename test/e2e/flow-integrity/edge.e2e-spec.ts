@@ -1,4 +1,5 @@
-import { tokenRequest } from '../../support/management-flow';
+import { consoleSignIn } from '../../support/console-flow';
+import { startFlow, tokenRequest } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
 /**
@@ -147,6 +148,39 @@ describe('edge conventions', () => {
         .post('/t/acme/guest')
         .send({ client_id: 'cli_game', browser_flow_id: 'flw___proto__constructor0' });
       expect(res.body.error).not.toBe('invalid_request');
+    });
+  });
+
+  describe('a large Cookie header', () => {
+    // Many cookies of other scripts on the host: 12 KiB in all, under Node's 16 KiB header limit.
+    const others = Array.from({ length: 48 }, (_, i) => `other_${i}=${'v'.repeat(240)}`).join('; ');
+
+    it('still carries the flow cookie to email/start', async () => {
+      const flow = await startFlow(t);
+      expect(others.length).toBeGreaterThan(12 * 1024 - 512);
+      await t
+        .auth()
+        .post('/management-auth/email/start')
+        .set('Origin', t.authOrigin)
+        .set('Cookie', `${others}; ${flow.cookie}`)
+        .send({ flow_id: flow.flowId, email: 'many-cookies@studio.example' })
+        .expect(202);
+    });
+
+    it('still carries the console session cookie', async () => {
+      const s = await consoleSignIn(t, 'many-cookies-console@studio.example');
+      await t.console().get('/api/auth/current').set('Cookie', `${others}; ${s.cookie}`).expect(200);
+    });
+
+    it('still refuses two cookies of the flow name', async () => {
+      const flow = await startFlow(t);
+      await t
+        .auth()
+        .post('/management-auth/email/start')
+        .set('Origin', t.authOrigin)
+        .set('Cookie', `${flow.cookie}; ${others}; ${flow.cookie}`)
+        .send({ flow_id: flow.flowId, email: 'two-cookies@studio.example' })
+        .expect(403);
     });
   });
 });
