@@ -32,6 +32,10 @@ export function signInPage(flowId: string, codeTtlSeconds: number): string {
   <label for="code">Code</label>
   <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
   <button type="submit">Sign in</button>
+  <p class="code-actions">
+    <button type="button" id="resend-code" class="link">Send a new code</button>
+    <button type="button" id="change-email" class="link">Use another email</button>
+  </p>
 </form>
 <p id="status" role="status" aria-live="polite"></p>
 <script src="/management-auth/assets/sign-in.js" defer></script>`,

@@ -61,8 +61,9 @@
   function clientsTable(clients) {
     if (clients.length === 0) return element('p', 'No clients yet.', 'empty');
     var table = element('table');
+    var labels = ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Web origins'];
     var head = element('tr');
-    ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Web origins'].forEach(function (h) {
+    labels.forEach(function (h) {
       head.appendChild(element('th', h));
     });
     table.appendChild(head);
@@ -76,8 +77,11 @@
         c.enabled ? 'enabled' : 'disabled',
         c.scopes.join(' '),
         (c.web_origins || []).join(' '),
-      ].forEach(function (v) {
-        row.appendChild(element('td', v));
+      ].forEach(function (v, i) {
+        var cell = element('td', v);
+        // On a phone each row becomes a card; the label stands in for the hidden header.
+        cell.setAttribute('data-label', labels[i]);
+        row.appendChild(cell);
       });
       table.appendChild(row);
     });

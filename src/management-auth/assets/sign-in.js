@@ -8,7 +8,7 @@
   var email = '';
 
   var messages = {
-    invalid_code: 'That code is not valid. Check it or request a new one.',
+    invalid_code: 'That code is not valid. Check it, or send a new code.',
     rate_limited: 'Too many attempts. Wait a little and try again.',
     forbidden: 'This sign-in session has expired. Start again from the console.',
     temporarily_unavailable: 'The service is temporarily unavailable. Try again shortly.',
@@ -41,14 +41,9 @@
     say(messages[json.error] || 'Something went wrong. Try again.');
   }
 
-  emailForm.addEventListener('submit', function (event) {
-    event.preventDefault();
-    email = document.getElementById('email').value.trim();
-    if (!email) {
-      say('Enter your email address.');
-      return;
-    }
-    say('Sending a code…');
+  // A new email/start for the same flow replaces the earlier code (contract section 3).
+  function sendCode(sending, sent) {
+    say(sending);
     post('start', { flow_id: flowId, email: email }).then(
       function (r) {
         if (!r.ok) {
@@ -57,13 +52,35 @@
         }
         emailForm.hidden = true;
         codeForm.hidden = false;
-        say('Check your inbox for the code.');
+        say(sent);
+        document.getElementById('code').value = '';
         document.getElementById('code').focus();
       },
       function () {
         say('Network error. Try again.');
       },
     );
+  }
+
+  emailForm.addEventListener('submit', function (event) {
+    event.preventDefault();
+    email = document.getElementById('email').value.trim();
+    if (!email) {
+      say('Enter your email address.');
+      return;
+    }
+    sendCode('Sending a code…', 'Check your inbox for the code.');
+  });
+
+  document.getElementById('resend-code').addEventListener('click', function () {
+    sendCode('Sending a new code…', 'A new code is on its way; the earlier one no longer works.');
+  });
+
+  document.getElementById('change-email').addEventListener('click', function () {
+    codeForm.hidden = true;
+    emailForm.hidden = false;
+    say('');
+    document.getElementById('email').focus();
   });
 
   codeForm.addEventListener('submit', function (event) {

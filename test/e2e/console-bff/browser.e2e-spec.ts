@@ -67,7 +67,22 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     await page.getByLabel('Email address').fill(EMAIL);
     const after = t.smtp.messages.length;
     await page.getByRole('button', { name: 'Send code' }).click();
-    const code = await t.smtp.waitForCode(EMAIL, { after });
+    const first = await t.smtp.waitForCode(EMAIL, { after });
+    // "Use another email" returns to the address; "Send a new code" replaces the first code.
+    await page.getByRole('button', { name: 'Use another email' }).click();
+    expect(await page.getByLabel('Email address').isVisible()).toBe(true);
+    const again = t.smtp.messages.length;
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await t.smtp.waitForCode(EMAIL, { after: again });
+    const beforeResend = t.smtp.messages.length;
+    await page.getByRole('button', { name: 'Send a new code' }).click();
+    const code = await t.smtp.waitForCode(EMAIL, { after: beforeResend });
+    await page.getByText('A new code is on its way').waitFor();
+    if (first !== code) {
+      await page.getByLabel('Code').fill(first);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('That code is not valid').waitFor();
+    }
     await page.getByLabel('Code').fill(code);
     await shot('02-hosted-form-code');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -80,6 +95,11 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     expect(await page.locator('.tenant h3').allTextContents()).toEqual(['Acme Games', 'Blue Moon Studio']);
     expect(await page.locator('.client td:first-child').allTextContents()).toEqual(['Acme Mobile', 'Acme Web Player']);
     await expect(page.getByText('Not Mine').count()).resolves.toBe(0);
+    // The client table fits a 390 px phone screen: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('03b-signed-in-phone');
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     // Spec 1.2: the browser holds only an HttpOnly cookie; scripts see no session or flow cookie.
     const visible = await page.evaluate<string>('document.cookie');
