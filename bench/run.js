@@ -40,6 +40,7 @@ function wanted(name) {
 
 const summary = (runs, pid) => ({
   rps: service.median(runs.map((r) => r.rps)),
+  cpuUs: service.median(runs.map((r) => r.cpuUs)),
   p50: service.median(runs.map((r) => r.p50)),
   p99: service.median(runs.map((r) => r.p99)),
   non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
@@ -47,9 +48,8 @@ const summary = (runs, pid) => ({
 });
 
 /**
- * One HTTP scenario: a discarded warm-up of WARMUP_REQUESTS on each side (steady state: JIT,
- * caches, and past Node's stack walk on each call of the deprecated Buffer() constructor that
- * passport-http makes, which stops after 10,000 calls), then RUNS alternating runs.
+ * One HTTP scenario: a discarded warm-up of WARMUP_REQUESTS on each side (steady state: JIT and
+ * warm caches), then RUNS alternating runs.
  * `opts` of a side is a function when each run needs fresh state (the refresh chains).
  */
 async function compareHttp(sides) {
@@ -60,8 +60,11 @@ async function compareHttp(sides) {
   for (const side of sides) warmFailures.push(failures(await cannon({ ...optsOf(side), amount: WARMUP_REQUESTS })));
   for (let i = 0; i < RUNS; i++) {
     for (const [k, side] of sides.entries()) {
+      const cpu0 = service.cpuSeconds(side.pid);
       const r = await cannon(optsOf(side));
-      runs[k].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: failures(r) });
+      // Server CPU per answered request: steadier than req/s when other work shares the core.
+      const cpuUs = ((service.cpuSeconds(side.pid) - cpu0) * 1e6) / Math.max(1, r.requests.total);
+      runs[k].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: failures(r), cpuUs });
     }
   }
   return sides.map((side, k) => {
@@ -94,7 +97,8 @@ async function compareFlows(sides) {
     );
     latencies.sort((a, b) => a - b);
     const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-    return { rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99), non2xx: failed };
+    const elapsed = (Date.now() - started) / 1000;
+    return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), non2xx: failed, done: latencies.length };
   };
   const runs = sides.map(() => []);
   let warmFailures = 0;
@@ -103,9 +107,7 @@ async function compareFlows(sides) {
     for (const [k, side] of sides.entries()) {
       const cpu0 = service.cpuSeconds(side.pid);
       const r = await runOnce(side.flow, DURATION);
-      service.log(
-        `  flows ${k === 0 ? 'ours' : 'peer'}: ${r.rps.toFixed(1)}/s, server CPU ${((100 * (service.cpuSeconds(side.pid) - cpu0)) / DURATION).toFixed(0)} %`,
-      );
+      r.cpuUs = ((service.cpuSeconds(side.pid) - cpu0) * 1e6) / Math.max(1, r.done);
       runs[k].push(r);
     }
   return sides.map((side, k) => {
@@ -257,16 +259,32 @@ function report(scenarios, rss) {
   const non2xx = scenarios.reduce((a, s) => a + s.ours.non2xx + s.peer.non2xx, 0);
   targets.push({ name: 'zero non-2xx (ours and the peer)', value: String(non2xx), met: non2xx === 0 });
 
-  const head = ['scenario', 'ours/s', 'p50', 'p99', 'peer', 'peer/s', 'p50', 'p99', 'ratio', 'target', 'non-2xx'];
+  const head = [
+    'scenario',
+    'ours/s',
+    'p50',
+    'p99',
+    'CPU µs',
+    'peer',
+    'peer/s',
+    'p50',
+    'p99',
+    'CPU µs',
+    'ratio',
+    'target',
+    'non-2xx',
+  ];
   const rows = scenarios.map((s) => [
     s.name,
     fmt(s.ours.rps),
     fmt(s.ours.p50, 1),
     fmt(s.ours.p99, 1),
+    fmt(s.ours.cpuUs),
     s.peerName,
     fmt(s.peer.rps),
     fmt(s.peer.p50, 1),
     fmt(s.peer.p99, 1),
+    fmt(s.peer.cpuUs),
     `${fmt(s.ratio, 2)}x`,
     `${s.target}x`,
     `${s.ours.non2xx}/${s.peer.non2xx}`,
@@ -276,19 +294,21 @@ function report(scenarios, rss) {
     fmt(rss.ours),
     '',
     '',
+    '',
     'oidc-provider',
     fmt(rss.peer),
     '',
     '',
-    fmt(rss.ours / rss.peer, 2),
-    '<= 1',
+    '',
+    `${fmt(rss.ours / rss.peer, 2)}x`,
+    '<= 1x',
     '',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(
     `\nsvc-auth vs peer, ${date}, ${machine}, Node ${process.version}; servers on CPU 0, load on CPU 1; ` +
-      `${CONNECTIONS} connections (sign-ins: ${SIGN_IN_CONCURRENCY}), ${RUNS} alternating runs x ${DURATION} s, medians, latency in ms\n`,
+      `${CONNECTIONS} connections (sign-ins: ${SIGN_IN_CONCURRENCY}), ${RUNS} alternating runs x ${DURATION} s, medians; latency in ms, server CPU per request or flow in µs\n`,
   );
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
@@ -297,7 +317,7 @@ function report(scenarios, rss) {
   for (const t of targets) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.name}: ${t.value}`);
 
   mkdirSync(OUT, { recursive: true });
-  const side = (r) => ({ rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, peakRssMb: r.rssMb });
+  const side = (r) => ({ rps: r.rps, p50: r.p50, p99: r.p99, cpuUs: r.cpuUs, non2xx: r.non2xx, peakRssMb: r.rssMb });
   writeFileSync(
     join(OUT, 'latest.json'),
     `${JSON.stringify(
