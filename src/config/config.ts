@@ -85,6 +85,7 @@ export interface RateLimitConfig {
   readonly enabled: boolean;
   /** Per client network (IPv4 address or IPv6 /64), across tenants. */
   readonly ip: Readonly<Record<AnonymousWrite, RateLimitBudget>>;
+  /** Codes sent to one address from one network (per realm). */
   readonly managementEmailSend: RateLimitBudget;
   readonly managementIp: RateLimitBudget;
   readonly managementFlowAttempts: RateLimitBudget;
@@ -92,6 +93,12 @@ export interface RateLimitConfig {
   readonly guestCreateTenantIp: RateLimitBudget;
   readonly guestUpgradeSubject: RateLimitBudget;
   readonly tenantEmailSend: RateLimitBudget;
+  /** Code attempts per tenant browser flow (the control plane's flows count in managementFlowAttempts). */
+  readonly tenantFlowAttempts: RateLimitBudget;
+  /** Codes sent to one address within one flow: resends. */
+  readonly emailSendFlow: RateLimitBudget;
+  /** Codes sent to one address in all, for flows that hold no live code for it. */
+  readonly emailSendAddress: RateLimitBudget;
 }
 
 export class ConfigError extends Error {
@@ -125,6 +132,9 @@ const RATE_LIMIT_DEFAULTS: Record<string, string> = {
   RATE_LIMIT_GUEST_CREATE_TENANT_IP: '200/60',
   RATE_LIMIT_GUEST_UPGRADE_SUBJECT: '10/600',
   RATE_LIMIT_TENANT_EMAIL_SEND: '5/900',
+  RATE_LIMIT_TENANT_FLOW_ATTEMPTS: '20/3600',
+  RATE_LIMIT_EMAIL_SEND_FLOW: '3/3600',
+  RATE_LIMIT_EMAIL_SEND_ADDRESS: '20/3600',
   // Contract section 10: a burst of a few hundred anonymous writes from one network in a minute.
   ...Object.fromEntries(Object.values(ANONYMOUS_WRITES).map((name) => [name, '300/60'])),
 };
@@ -435,6 +445,9 @@ export function loadConfig(env: Env): AppConfig {
       guestCreateTenantIp: r.budget('RATE_LIMIT_GUEST_CREATE_TENANT_IP'),
       guestUpgradeSubject: r.budget('RATE_LIMIT_GUEST_UPGRADE_SUBJECT'),
       tenantEmailSend: r.budget('RATE_LIMIT_TENANT_EMAIL_SEND'),
+      tenantFlowAttempts: r.budget('RATE_LIMIT_TENANT_FLOW_ATTEMPTS'),
+      emailSendFlow: r.budget('RATE_LIMIT_EMAIL_SEND_FLOW'),
+      emailSendAddress: r.budget('RATE_LIMIT_EMAIL_SEND_ADDRESS'),
     },
     mail: parseMail(r, nodeEnv),
     chatPlatform: {

@@ -1,9 +1,27 @@
 import { QueryFailedError } from 'typeorm';
 
 /**
- * Decides whether an unexpected error means a dependency is unreachable, so the service
- * fails closed with 503 instead of 500. ioredis and pg report connection loss through
- * many error classes; this is the one place that knows them.
+ * Redis answers that refuse work without anything being wrong with the request (contract section
+ * 10): out of memory under `noeviction`, a read-only replica after failover, a script running too
+ * long, a dataset still loading, a failed snapshot that stops writes, too few replicas, and a
+ * transaction aborted by one of them (EXECABORT). Inside a script they come wrapped in its error.
+ */
+const REDIS_REFUSALS =
+  /OOM command not allowed|\bBUSY\b|\bMISCONF\b|\bNOREPLICAS\b|\bMASTERDOWN\b|\bEXECABORT\b|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN/;
+
+/**
+ * PostgreSQL SQLSTATEs that mean "not now" rather than "wrong": serialization failure (40001),
+ * deadlock (40P01), lock not available (55P03), statement cancelled or timed out (57014),
+ * insufficient resources (53xxx: disk full, out of memory, too many connections), a read-only
+ * standby (25006), operator intervention (57P01-57P03), system and I/O errors (58xxx), and
+ * connection exceptions (08xxx).
+ */
+const POSTGRES_REFUSALS = /^(40001|40P01|55P03|57014|53\d{3}|25006|57P0[1-3]|58\d{3}|08\d{3})$/;
+
+/**
+ * Decides whether an unexpected error means a dependency is unreachable or refuses work, so the
+ * service fails closed with 503 instead of 500, never success (contract section 10). ioredis and
+ * pg report these through many error classes; this is the one place that knows them.
  */
 export function dependencyOf(err: unknown): 'redis' | 'postgres' | null {
   if (!(err instanceof Error)) return null;
@@ -12,18 +30,20 @@ export function dependencyOf(err: unknown): 'redis' | 'postgres' | null {
   if (
     name === 'MaxRetriesPerRequestError' ||
     name === 'ClusterAllFailedError' ||
-    /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Cluster isn't ready|None of startup nodes|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN/.test(
+    /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Cluster isn't ready|None of startup nodes/.test(
       message,
-    )
+    ) ||
+    REDIS_REFUSALS.test(message)
   ) {
     return 'redis';
   }
   const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && POSTGRES_REFUSALS.test(code)) return 'postgres';
   if (
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection refused|the database system is (starting|shutting) up|terminating connection|not currently accepting connections|does not allow connections|Query read timeout|canceling statement due to statement timeout/.test(
       message,
     ) ||
-    (typeof code === 'string' && /^(57P0[1-3]|53300|08\d{3}|ECONNREFUSED|ECONNRESET|ETIMEDOUT)$/.test(code))
+    (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT)$/.test(code))
   ) {
     return err instanceof QueryFailedError || typeof code === 'string' || /onnect|terminat|timeout/.test(message)
       ? 'postgres'

@@ -4,6 +4,7 @@ import { canonicalEmail } from '../directory/email-address';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
+import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
@@ -26,19 +27,23 @@ export class TenantEmailService {
     private readonly identities: IdentitiesRepository,
     private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
+    private readonly codeBudgets: EmailCodeBudgets,
   ) {}
 
   async start(ctx: GuestRequestContext, rawEmail: string): Promise<WithFlowCookie<{ expires_in: number }>> {
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const email = canonicalEmail(rawEmail);
-    const domain = `svc:tenant:${ctx.tenantId}`;
+    const realm = tenantCodes(ctx.tenantId);
     // Budgets before the flow: a 429 leaves no flow claimed (contract section 10).
-    await this.limiter.hit(
-      { name: 'tenant-email-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
-      { name: 'tenant-email-send', domain, subject: email, budget: this.config.rateLimits.tenantEmailSend },
-    );
+    const rl = this.config.rateLimits;
+    await this.limiter.hit({
+      name: 'tenant-email-ip',
+      domain: realm.domain,
+      subject: ctx.ip,
+      budget: rl.guestCreateTenantIp,
+    });
+    await this.codeBudgets.beforeSend(realm, { flowId: ctx.flowId, email, network: ctx.ip }, rl.tenantEmailSend);
     return this.flows.within(ctx, async () => {
-      const realm = tenantCodes(ctx.tenantId);
       await this.codeSender.send(realm, ctx.flowId, email, (code) => ({
         subject: 'Your verification code',
         text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
@@ -55,8 +60,11 @@ export class TenantEmailService {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
     const email = canonicalEmail(rawEmail);
-    if (!(await this.codes.check(tenantCodes(ctx.tenantId), ctx.flowId, email, code)))
-      throw new AppError('invalid_code');
+    const realm = tenantCodes(ctx.tenantId);
+    // Attempts count against the code (in check) and against the flow (contract section 10).
+    const budget = this.config.rateLimits.tenantFlowAttempts;
+    await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
+    if (!(await this.codes.check(realm, ctx.flowId, email, code))) throw new AppError('invalid_code');
     const { user, identity } = await this.identities.resolveOrCreate(
       { tenantId: ctx.tenantId, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
       'provisional',

@@ -4,6 +4,7 @@ import { canonicalEmail, controlPlaneEmailClaim } from '../directory/email-addre
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
+import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, MANAGEMENT_CODES } from '../platform/email-codes/email-codes.store';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -35,6 +36,7 @@ export class EmailSignInService {
     private readonly sessions: SessionStore,
     private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
+    private readonly codeBudgets: EmailCodeBudgets,
   ) {}
 
   /**
@@ -48,7 +50,11 @@ export class EmailSignInService {
     await this.limiter.hit(
       { name: 'mgmt-ip', domain: RATE_DOMAIN, subject: ctx.ip, budget: rl.managementIp },
       { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
-      { name: 'mgmt-email-send', domain: RATE_DOMAIN, subject: email, budget: rl.managementEmailSend },
+    );
+    await this.codeBudgets.beforeSend(
+      MANAGEMENT_CODES,
+      { flowId: ctx.flowId, email, network: ctx.ip },
+      rl.managementEmailSend,
     );
     await this.codeSender.send(MANAGEMENT_CODES, ctx.flowId, email, (code) => ({
       subject: 'Your console sign-in code',

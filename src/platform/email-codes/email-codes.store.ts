@@ -21,9 +21,10 @@ export function tenantCodes(tenantId: string): CodeRealm {
   return { domain: `svc:tenant:${tenantId}`, keyScope: `${tenantId}:` };
 }
 
-// Every confirm attempt counts, right or wrong, atomically with the comparison. The MACs
-// compared here are of secrets the caller does not know, so Lua's string compare leaks nothing
-// useful about the code.
+// Every attempt counts against the code, right or wrong, atomically with the comparison
+// (spec 3: at most EMAIL_CODE_MAX_ATTEMPTS). The code lives in its flow's key, so attempts made in
+// another flow never touch it (contract section 10). The MACs compared here are of secrets the
+// caller does not know, so Lua's string compare leaks nothing useful about the code.
 const CHECK = new RedisScript(`
 local c = redis.call('HMGET', KEYS[1], 'code', 'email')
 if not c[1] then return 'missing' end
@@ -33,17 +34,11 @@ if c[1] == ARGV[1] and c[2] == ARGV[2] then redis.call('DEL', KEYS[1]); return '
 if n >= tonumber(ARGV[3]) then redis.call('DEL', KEYS[1]) end
 return 'wrong'`);
 
-// The per-address budget is reserved before comparing, so parallel flows for one address cannot
-// multiply the guesses an attacker gets.
-const RESERVE = new RedisScript(`
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n`);
-
 /**
  * Six-digit email codes (spec 2.3, 3), for management sign-in and tenant email verification alike:
  * one live code per flow, stored only as an HMAC under the privacy key, valid EMAIL_CODE_TTL, at
- * most EMAIL_CODE_MAX_ATTEMPTS attempts per code and per address across flows.
+ * most EMAIL_CODE_MAX_ATTEMPTS attempts per code. How many codes an address gets, and so how many
+ * guesses, is bounded where they are sent (EmailCodeBudgets).
  */
 @Injectable()
 export class EmailCodesStore {
@@ -80,20 +75,19 @@ export class EmailCodesStore {
     await this.redis.del(pendingKey(realm, flowId));
   }
 
+  /** Whether the flow holds a code for this address that can still be used. */
+  async holdsLiveCode(realm: CodeRealm, flowId: string, email: string): Promise<boolean> {
+    const [mac, attempts] = await this.redis.hmget(codeKey(realm, flowId), 'email', 'attempts');
+    return mac === this.emailMac(realm, email) && Number(attempts) < this.config.ttl.emailCodeMaxAttempts;
+  }
+
   async check(realm: CodeRealm, flowId: string, email: string, code: string): Promise<boolean> {
-    const emailMac = this.emailMac(realm, email);
-    const used = (await RESERVE.run(this.redis, [addressKey(emailMac)], [this.config.ttl.emailCode])) as number;
-    if (used > this.config.ttl.emailCodeMaxAttempts) return false;
     const result = await CHECK.run(
       this.redis,
       [codeKey(realm, flowId)],
-      [this.codeMac(realm, flowId, code), emailMac, this.config.ttl.emailCodeMaxAttempts],
+      [this.codeMac(realm, flowId, code), this.emailMac(realm, email), this.config.ttl.emailCodeMaxAttempts],
     );
-    if (result === 'ok') {
-      await this.redis.del(addressKey(emailMac));
-      return true;
-    }
-    return false;
+    return result === 'ok';
   }
 
   private codeMac(realm: CodeRealm, flowId: string, code: string): string {
@@ -112,4 +106,3 @@ function assertExecOk(results: [Error | null, unknown][] | null): void {
 
 const codeKey = (realm: CodeRealm, flowId: string): string => `cc:${realm.keyScope}{${flowId}}`;
 const pendingKey = (realm: CodeRealm, flowId: string): string => `${codeKey(realm, flowId)}:unsent`;
-const addressKey = (emailMac: string): string => `cca:{${emailMac}}`;

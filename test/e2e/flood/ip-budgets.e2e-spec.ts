@@ -66,7 +66,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     label: 'POST /t/{t}/email/start',
     name: 'email-start',
     allowed: 202,
-    maxBytesPerRequest: 650,
+    maxBytesPerRequest: 900,
     send: (t) =>
       t
         .auth()
