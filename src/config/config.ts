@@ -47,6 +47,8 @@ export interface AppConfig {
     upgradeProof: number;
     providerProof: number;
     linkingIntent: number;
+    controlPlaneSession: number;
+    guestSession: number;
   }>;
   readonly rateLimits: RateLimitConfig;
   readonly mail: MailConfig;
@@ -121,6 +123,13 @@ const SPEC_TTL = {
   UPGRADE_PROOF_TTL: 300,
   PROVIDER_PROOF_TTL: 300,
   LINKING_INTENT_TTL: 600,
+  /** A control-plane session ends with the console session it serves (spec 8: absolute 24 h). */
+  CONTROL_PLANE_SESSION_TTL: 86_400,
+  /**
+   * Guest sessions live 30 days from creation (the refresh token's absolute lifetime): long
+   * enough for a player to come back to a game, short enough that abandoned guests age out.
+   */
+  GUEST_SESSION_TTL: 2_592_000,
 } as const;
 
 /** Production defaults; a burst of a few hundred guest creations from one IP is throttled. */
@@ -432,6 +441,8 @@ export function loadConfig(env: Env): AppConfig {
       upgradeProof: r.ttl('UPGRADE_PROOF_TTL'),
       providerProof: r.ttl('PROVIDER_PROOF_TTL'),
       linkingIntent: r.ttl('LINKING_INTENT_TTL'),
+      controlPlaneSession: r.ttl('CONTROL_PLANE_SESSION_TTL'),
+      guestSession: r.ttl('GUEST_SESSION_TTL'),
     },
     rateLimits: {
       enabled: rateLimitsRaw !== 'off',

@@ -1,18 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { DependencyUnavailableError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
-
-/**
- * Guest sessions live 30 days from creation (the refresh token's absolute lifetime): long enough
- * for a player to come back to a game, short enough that abandoned guests age out of Redis.
- */
-export const CUSTOMER_SESSION_TTL_SECONDS = 30 * 86_400;
 
 export interface CustomerTokenSet {
   readonly access_token: string;
@@ -33,6 +28,7 @@ export function grantedScope(client: ClientEntity): string {
 @Injectable()
 export class CustomerSessions {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     private readonly sessions: SessionStore,
     private readonly records: SessionRecordsRepository,
@@ -53,7 +49,7 @@ export class CustomerSessions {
     const sessionId = this.sessions.newSessionId();
     await this.records.record(
       { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
-      CUSTOMER_SESSION_TTL_SECONDS,
+      this.config.ttl.guestSession,
       m,
     );
     return this.activate(client, userId, sessionId, grant);
@@ -66,7 +62,7 @@ export class CustomerSessions {
     const guest = grant === 'guest';
     const created = await this.sessions.create(
       { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
-      CUSTOMER_SESSION_TTL_SECONDS,
+      this.config.ttl.guestSession,
     );
     if (!created.created) throw new DependencyUnavailableError('redis');
     return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);

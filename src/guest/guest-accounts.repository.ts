@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../platform/crypto/ids';
 import { AuditEventEntity } from '../platform/database/entities/audit-event.entity';
 import { UserEntity } from '../platform/database/entities/user.entity';
+import { isPristineProvisionalUser } from './pristine-provisional-user';
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
 export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
@@ -55,11 +56,10 @@ export class GuestAccountsRepository {
   }
 
   /**
-   * Moves the identity to the guest when its owner is a pristine provisional user created after
-   * the intent: provisional and active, it and the identity created after the intent, no other
-   * identity, never a session, membership or consent. The owner is deactivated in the same
-   * transaction. Row locks on the identity and both users serialise concurrent upgrades, so a
-   * credential is attached at most once.
+   * Moves the identity to the guest when its owner is a pristine provisional user (spec 4.3 rule 6,
+   * isPristineProvisionalUser). The facts the rule needs are read under row locks on the identity
+   * and both users, and the owner is deactivated in the same transaction, so concurrent upgrades
+   * attach a credential at most once.
    */
   async moveIdentity(
     m: EntityManager,
@@ -97,14 +97,19 @@ export class GuestAccountsRepository {
     );
     const pristine =
       owner !== undefined &&
-      owner.kind === 'provisional' &&
-      owner.status === 'active' &&
-      Number(owner.created_ms) > input.intentCreatedAt &&
-      Number(identity.created_ms) > input.intentCreatedAt &&
-      owner.identities === 1 &&
-      !owner.had_session &&
-      !owner.had_membership &&
-      !owner.had_consent;
+      isPristineProvisionalUser(
+        {
+          kind: owner.kind,
+          status: owner.status,
+          ownerCreatedAt: Number(owner.created_ms),
+          identityCreatedAt: Number(identity.created_ms),
+          identities: owner.identities,
+          hadSession: owner.had_session,
+          hadMembership: owner.had_membership,
+          hadConsent: owner.had_consent,
+        },
+        input.intentCreatedAt,
+      );
     if (!pristine) return 'in_use';
     await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.guestId, input.identityId]);
     await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [

@@ -12,9 +12,6 @@ import { AuthorizationCodesStore } from './authorization-codes.store';
 import { ManagementTokens } from './management-tokens';
 import { pkceMatches } from './pkce';
 
-/** Lifetime of a control-plane session: the console's absolute lifetime (spec 8). */
-const CONTROL_PLANE_SESSION_TTL_SECONDS = 86_400;
-
 export interface TokenRequest {
   readonly grant_type?: string;
   readonly code?: string;
@@ -66,7 +63,7 @@ export class TokenService {
   private async authorizationCode(clientId: string, req: TokenRequest): Promise<TokenResponse> {
     if (!req.code) throw new AppError('invalid_request', 'code is required.');
     // Any exchange attempt consumes the code, even one that fails below (contract section 3).
-    const consumed = await this.codes.consume(req.code, CONTROL_PLANE_SESSION_TTL_SECONDS);
+    const consumed = await this.codes.consume(req.code, this.config.ttl.controlPlaneSession);
     if (consumed.outcome === 'replayed') {
       await this.sessions.revoke(consumed.sessionId, { tombstone: true });
       this.metrics.refreshReplays.inc({ realm: 'control_plane', kind: 'authorization_code' });
@@ -97,7 +94,7 @@ export class TokenService {
         userId: user.id,
         clientId,
       },
-      CONTROL_PLANE_SESSION_TTL_SECONDS,
+      this.config.ttl.controlPlaneSession,
     );
     const created = await this.sessions.create(
       {
@@ -108,7 +105,7 @@ export class TokenService {
         scope: grant.scope,
         email: grant.email,
       },
-      CONTROL_PLANE_SESSION_TTL_SECONDS,
+      this.config.ttl.controlPlaneSession,
     );
     if (!created.created) throw invalidGrant('The authorization code was already used.');
     // Contract 12: one row per sign-in, ids only.

@@ -45,6 +45,8 @@ describe('configuration (contract section 1)', () => {
       upgradeProof: 300,
       providerProof: 300,
       linkingIntent: 600,
+      controlPlaneSession: 86400,
+      guestSession: 2592000,
     });
     expect(c.rateLimits.enabled).toBe(true);
   });
@@ -91,6 +93,10 @@ describe('configuration (contract section 1)', () => {
   it('refuses lifetimes longer than the spec but accepts shorter ones', () => {
     expect(problemsOf(env({ EMAIL_CODE_TTL: '601' }))).toEqual(['EMAIL_CODE_TTL: must be an integer from 1 to 600']);
     expect(loadConfig(env({ EMAIL_CODE_TTL: '30' })).ttl.emailCode).toBe(30);
+    expect(problemsOf(env({ CONTROL_PLANE_SESSION_TTL: '86401' }))).toEqual([
+      'CONTROL_PLANE_SESSION_TTL: must be an integer from 1 to 86400',
+    ]);
+    expect(loadConfig(env({ GUEST_SESSION_TTL: '3600' })).ttl.guestSession).toBe(3600);
   });
 
   it('requires CONSOLE_SESSION_KEY to be exactly 32 bytes of base64url', () => {
