@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
+import { dependencyOf } from '../errors/dependency-failure';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { OneTimeStore } from '../platform/redis/one-time-store';
@@ -36,6 +37,8 @@ const stateKey = (state: string): string => `gcs:{${sha256(state)}}`;
  */
 @Injectable()
 export class ChatSignInService {
+  private readonly logger = new Logger('ChatSignIn');
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
@@ -93,7 +96,10 @@ export class ChatSignInService {
 
   /**
    * `readCookie` gives the flow cookie once the state has named the flow. The state is consumed
-   * first, so whatever follows, it cannot be used twice.
+   * first, so whatever follows, it cannot be used twice. Once the state has named the client, every
+   * outcome goes back to the client's registered redirect URI, a failure as `error`, so the player
+   * returns to the game instead of being stranded on an error page; only a state that names no
+   * flow of this tenant answers here.
    */
   async callback(
     tenantId: string,
@@ -102,27 +108,39 @@ export class ChatSignInService {
   ): Promise<{ location: string }> {
     const pending = await this.store.consume<ChatState>(stateKey(reply.state));
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
+    const client = await this.clients.resolve(tenantId, pending.clientId);
+    const redirect = client.redirectUris[0];
+    if (!redirect) throw new AppError('invalid_request', 'The client has no redirect URI.');
+    const params = await this.complete(pending, client.id, reply, readCookie).catch((err: unknown) => {
+      const error = callbackError(err);
+      this.logger.warn(
+        { tenant: tenantId, error, cause: err instanceof AppError ? err.code : 'unexpected' },
+        'chat callback failed',
+      );
+      return { error };
+    });
+    return { location: withQuery(redirect, params) };
+  }
+
+  private async complete(
+    pending: ChatState,
+    clientId: string,
+    reply: { code?: string | undefined; error?: string | undefined },
+    readCookie: (flowId: string) => string | undefined,
+  ): Promise<Record<string, string>> {
     const cookie = pending.boundByState ? undefined : readCookie(pending.flowId);
     if (!pending.boundByState && (!cookie || !safeEqual(sha256(cookie), pending.cookieHash)))
       throw new AppError('forbidden', 'The browser flow cookie is missing or does not match.');
-    const client = await this.clients.resolve(tenantId, pending.clientId);
-    const redirect = client.redirectUris[0];
-    const app = await this.apps.find(tenantId);
-    if (!redirect || !app)
-      throw new AppError('invalid_request', 'The client has no redirect URI or the tenant no chat platform.');
-    if (reply.code === undefined || reply.error !== undefined) {
-      // The player declined (or the platform refused) on the platform's page. The state proved
-      // this browser started the flow, so the game hears about it at its registered redirect URI
-      // instead of the player being stranded on an error page. Only two fixed codes go back: the
-      // platform's own text is never reflected to the client.
-      return {
-        location: withQuery(redirect, { error: reply.error === 'access_denied' ? 'access_denied' : 'server_error' }),
-      };
-    }
+    // The player declined (or the platform refused) on the platform's page. Only two fixed codes
+    // go back: the platform's own text is never reflected to the client.
+    if (reply.code === undefined || reply.error !== undefined)
+      return { error: reply.error === 'access_denied' ? 'access_denied' : 'server_error' };
+    const app = await this.apps.find(pending.tenantId);
+    if (!app) throw new AppError('not_found', 'The tenant has no chat platform.');
     const user = await this.platform.userForCode(app, reply.code);
     const { user: owner, identity } = await this.identities.resolveOrCreate(
       {
-        tenantId,
+        tenantId: pending.tenantId,
         provider: 'chat_platform',
         providerSubject: user.id,
         email: user.verifiedEmail,
@@ -132,14 +150,14 @@ export class ChatSignInService {
       'provisional',
     );
     if (owner.status !== 'active' || identity.status !== 'active')
-      throw new AppError('invalid_request', 'This account is not active.');
+      throw new AppError('forbidden', 'This account is not active.');
     const ttl = this.config.ttl.providerProof;
     const proofId = await this.records.putProof(
       pending.flowId,
       {
         kind: 'provider',
-        tenantId,
-        clientId: client.id,
+        tenantId: pending.tenantId,
+        clientId,
         cookieHash: pending.cookieHash,
         userId: owner.id,
         identityId: identity.id,
@@ -150,8 +168,23 @@ export class ChatSignInService {
       },
       ttl,
     );
-    return { location: withQuery(redirect, { proof_id: proofId, expires_in: String(ttl) }) };
+    return { proof_id: proofId, expires_in: String(ttl) };
   }
+}
+
+/**
+ * The `error` a failed callback sends to the game (RFC 6749 section 4.1.2.1 codes): a refusal of
+ * this browser or account is `access_denied`, a dependency that failed `temporarily_unavailable`
+ * (the game may offer a retry), anything else `server_error`.
+ */
+function callbackError(err: unknown): 'access_denied' | 'temporarily_unavailable' | 'server_error' {
+  if (err instanceof AppError)
+    return err.code === 'forbidden'
+      ? 'access_denied'
+      : err.code === 'temporarily_unavailable'
+        ? 'temporarily_unavailable'
+        : 'server_error';
+  return dependencyOf(err) ? 'temporarily_unavailable' : 'server_error';
 }
 
 function withQuery(base: string, params: Record<string, string>): string {

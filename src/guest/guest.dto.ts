@@ -32,14 +32,18 @@ export class TenantEmailVerifyDto extends TenantEmailStartDto {
 export class ChatStartQueryDto extends FlowBoundDto {}
 
 /**
- * The platform's redirect back: `code` on consent; `error` (and `error_description`) when the
- * player declined or the platform failed (RFC 6749 section 4.1.2.1). `state` always.
+ * The platform's redirect back: `code` on consent; `error` (with `error_description` and
+ * `error_uri`) when the player declined or the platform failed (RFC 6749 section 4.1.2.1); `iss`
+ * from a platform that names itself (RFC 9207). `state` always. The extra parameters are accepted
+ * and never reflected.
  */
 export class ChatCallbackQueryDto {
   @IsOptional() @IsString() @MaxLength(512) code?: string;
   @IsString() @MaxLength(128) state!: string;
   @IsOptional() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
   @IsOptional() @IsString() @MaxLength(512) error_description?: string;
+  @IsOptional() @IsString() @MaxLength(2048) error_uri?: string;
+  @IsOptional() @IsString() @MaxLength(2048) iss?: string;
 }
 
 export class CustomerTokenDto {

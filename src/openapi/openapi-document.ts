@@ -293,9 +293,9 @@ function guestPaths(
         {
           302: {
             description:
-              'to the client’s redirect URI with proof_id and expires_in, or with error=access_denied|server_error when the platform reported an error',
+              'to the client’s redirect URI with proof_id and expires_in, or with error=access_denied|temporarily_unavailable|server_error when the platform reported an error or any step after the state failed',
           },
-          ...pick(400, 403, 404, 503),
+          ...pick(400, 404, 503),
         },
         {
           parameters: [
@@ -304,6 +304,8 @@ function guestPaths(
             param('state', 'query'),
             param('error', 'query', false),
             param('error_description', 'query', false),
+            param('error_uri', 'query', false),
+            param('iss', 'query', false),
           ],
         },
       ),

@@ -16,6 +16,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   async function chatRound(
     c: GuestClient,
     user: { id: string; username: string; email?: string | null; verified?: boolean },
+    extra: Record<string, string> = {},
   ) {
     const start = await w.t
       .auth()
@@ -28,7 +29,11 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     expect(to.searchParams.get('redirect_uri')).toBe(`${w.t.authOrigin}/t/acme/chat/callback`);
     const state = to.searchParams.get('state') as string;
     const code = w.chat.registerUser({ global_name: null, ...user });
-    return w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookieOf(c));
+    return w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({ code, state, ...extra })
+      .set('Cookie', cookieOf(c));
   }
 
   it('upgrades a guest with a chat-platform account read from the user API', async () => {
@@ -74,7 +79,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     expect(upgraded.linked_identity.email).toBeNull();
   });
 
-  it('refuses a replayed or foreign state and a callback without the flow cookie', async () => {
+  it('refuses a replayed or foreign state; a callback without the flow cookie goes back to the game with access_denied', async () => {
     const c = w.client();
     await c.createGuest();
     const start = await w.t
@@ -84,7 +89,10 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       .expect(302);
     const state = new URL(start.headers.location as string).searchParams.get('state') as string;
     const code = w.chat.registerUser({ id: '222', username: 'x' });
-    await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).expect(403);
+    const noCookie = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).expect(302);
+    expect(new URL(noCookie.headers.location as string).toString()).toBe(
+      'https://play.acme.example/auth?error=access_denied',
+    );
     // The state was consumed by that attempt.
     await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookieOf(c)).expect(400);
     await w.t
@@ -163,7 +171,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     expect(new URL(odd.headers.location as string).searchParams.get('error')).toBe('server_error');
   });
 
-  it('answers 503 and issues no proof when the platform fails or hangs, within the dependency timeout', async () => {
+  it('returns the player to the game with temporarily_unavailable and no proof when the platform fails or hangs, within the dependency timeout', async () => {
     for (const mode of ['error500', 'hang'] as const) {
       const c = w.client();
       await c.createGuest();
@@ -171,10 +179,10 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       try {
         const started = Date.now();
         const callback = await chatRound(c, { id: '333', username: 'down' });
-        expect({ mode, status: callback.status, error: callback.body.error }).toEqual({
+        expect({ mode, status: callback.status, location: callback.headers.location }).toEqual({
           mode,
-          status: 503,
-          error: 'temporarily_unavailable',
+          status: 302,
+          location: 'https://play.acme.example/auth?error=temporarily_unavailable',
         });
         expect(Date.now() - started).toBeLessThan(4000);
       } finally {
@@ -183,6 +191,34 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     }
     const rows = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE provider_subject = '333'`);
     expect(rows.rows[0].n).toBe(0);
+  });
+
+  it('accepts the standard extra parameters iss and error_uri, and reflects none of them', async () => {
+    const c = w.client();
+    await c.createGuest();
+    const withIss = await chatRound(c, { id: '7770001', username: 'iss' }, { iss: 'https://discord.com' });
+    const back = new URL(withIss.headers.location as string);
+    expect([...back.searchParams.keys()]).toEqual(['proof_id', 'expires_in']);
+    const url = new URL(c.chatStartUrl());
+    const start = await w.t
+      .auth()
+      .get(url.pathname + url.search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
+    const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+    const failed = await w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({
+        error: 'temporarily_unavailable',
+        error_description: 'try later',
+        error_uri: 'https://discord.com/developers/docs',
+        iss: 'https://discord.com',
+        state,
+      })
+      .set('Cookie', cookieOf(c))
+      .expect(302);
+    expect(failed.headers.location).toBe('https://play.acme.example/auth?error=server_error');
   });
 
   it('a start without a configured platform answers 404, and a tenant’s client is required', async () => {
