@@ -68,15 +68,15 @@ export class CustomerSessions {
     return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);
   }
 
-  tokenSet(
+  async tokenSet(
     client: ClientEntity,
     session: { userId: string; sessionId: string; scope: string; guest: boolean },
     refreshToken: string,
     grant: string,
-  ): CustomerTokenSet {
+  ): Promise<CustomerTokenSet> {
     const { userId, sessionId, scope, guest } = session;
     const scopes = scope.split(' ');
-    const access = this.tokens.issueAccess({
+    const access = await this.tokens.issueAccess({
       tenantId: client.tenantId,
       userId,
       sessionId,
@@ -85,7 +85,7 @@ export class CustomerSessions {
       guest,
     });
     const idToken = scopes.includes('openid')
-      ? this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
+      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
       : undefined;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });
     return {

@@ -33,17 +33,17 @@ export class CustomerTokens {
     this.verifier = new AccessTokenVerifier(keys, 'ES256');
   }
 
-  issueAccess(input: {
+  async issueAccess(input: {
     tenantId: string;
     userId: string;
     sessionId: string;
     clientId: string;
     scope: string;
     guest: boolean;
-  }): { token: string; expiresIn: number } {
+  }): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.guestAccessToken;
-    const token = this.keys.sign('ES256', 'at+jwt', {
+    const token = await this.keys.sign('ES256', 'at+jwt', {
       iss: tenantIssuer(this.config, input.tenantId),
       sub: input.userId,
       aud: input.clientId,
@@ -61,7 +61,13 @@ export class CustomerTokens {
   }
 
   /** OpenID Connect ID token, only for clients allowed the `openid` scope. */
-  issueId(input: { tenantId: string; userId: string; clientId: string; sessionId: string; guest: boolean }): string {
+  issueId(input: {
+    tenantId: string;
+    userId: string;
+    clientId: string;
+    sessionId: string;
+    guest: boolean;
+  }): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     return this.keys.sign('ES256', 'JWT', {
       iss: tenantIssuer(this.config, input.tenantId),

@@ -52,10 +52,14 @@ export class ManagementTokens {
     };
   }
 
-  issue(input: { userId: string; sessionId: string; scope: string }): { token: string; expiresIn: number } {
+  async issue(input: {
+    userId: string;
+    sessionId: string;
+    scope: string;
+  }): Promise<{ token: string; expiresIn: number }> {
     const now = Math.floor(Date.now() / 1000);
     const expiresIn = this.config.ttl.managementAccessToken;
-    const token = this.keys.sign('RS256', 'at+jwt', {
+    const token = await this.keys.sign('RS256', 'at+jwt', {
       iss: this.issuer,
       sub: input.userId,
       aud: MANAGEMENT_AUDIENCE,

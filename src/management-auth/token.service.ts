@@ -144,8 +144,13 @@ export class TokenService {
     return this.respond(s.userId, s.sessionId, s.scope, rotated.refreshToken);
   }
 
-  private respond(userId: string, sessionId: string, scope: string, refreshToken: string): TokenResponse {
-    const { token, expiresIn } = this.tokens.issue({ userId, sessionId, scope });
+  private async respond(
+    userId: string,
+    sessionId: string,
+    scope: string,
+    refreshToken: string,
+  ): Promise<TokenResponse> {
+    const { token, expiresIn } = await this.tokens.issue({ userId, sessionId, scope });
     return {
       access_token: token,
       token_type: 'Bearer',
