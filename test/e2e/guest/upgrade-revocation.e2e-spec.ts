@@ -121,4 +121,29 @@ describe('guest upgrade whose revocation fails after the commit', () => {
     expect(await w.t.redis.hget(`s:{${created.session_id}}`, 'upg')).toBeNull();
     await refresh(created.refresh_token as string).expect(200);
   });
+
+  it('checks inside the upgrade that the session is still live: a session revoked after the bearer check attaches nothing', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const proof = await emailProof(w, c, 'revoked-meanwhile@example.com');
+    // The session's durable record says it has ended while its bearer still passes in Redis.
+    await w.t.pg.query(`UPDATE sessions SET revoked_at = clock_timestamp() WHERE id = $1`, [created.session_id]);
+    const res = await w.t
+      .auth()
+      .post('/t/acme/guest/upgrade')
+      .set('Authorization', `Bearer ${created.access_token}`)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof })
+      .expect(400);
+    expect(res.body.error).toBe('invalid_proof');
+    const attached = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE user_id = $1`, [
+      created.user_id,
+    ]);
+    expect(attached.rows[0].n).toBe(0);
+    const audit = await w.t.pg.query(`SELECT count(*)::int AS n FROM audit_events WHERE subject = $1`, [
+      created.user_id,
+    ]);
+    expect(audit.rows[0].n).toBe(0);
+  });
 });
