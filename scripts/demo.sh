@@ -4,7 +4,7 @@
 # client and a membership, then the service on http://localhost:3000 (API) and
 # http://127.0.0.1:3000 (console), the demo game on http://127.0.0.1:3001 (another site than the
 # API) and a stand-in chat platform on http://127.0.0.1:3002. Codes are printed to this console
-# (MAIL_TRANSPORT=log).
+# (MAIL_TRANSPORT=log), among log lines made readable by scripts/pretty-logs.js.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,4 +70,5 @@ cat <<MSG
            or the demo chat platform; the player id stays the same: docs/game-developers.md)
 
 MSG
-node --max-old-space-size=128 --max-semi-space-size=4 dist/src/main.js
+# Readable logs for a person at a terminal: pretty lines, no route-mapping noise (scripts/pretty-logs.js).
+node --max-old-space-size=128 --max-semi-space-size=4 dist/src/main.js 2>&1 | node scripts/pretty-logs.js
