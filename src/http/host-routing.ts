@@ -26,6 +26,19 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
       (host === consoleHost && (CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p))));
     if (allowed) return next();
     res.status(404).setHeader('Cache-Control', 'no-store');
-    res.json(errorBody('not_found', 'No such resource.'));
+    res.json(errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path) : 'No such resource.'));
   };
+}
+
+/**
+ * Development only: a developer who opened the wrong host (the API's root, say) is told where
+ * the path is served. Production keeps the bare answer, which reveals nothing about the layout.
+ */
+function hint(config: AppConfig, path: string): string {
+  const onAuth = AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p));
+  const onConsole = CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p));
+  if (onAuth) return `No such resource on this host. ${path} is served on ${config.authOrigin}.`;
+  if (onConsole)
+    return `No such resource on this host. ${path} is served on ${config.consoleOrigin}; the console is ${config.consoleOrigin}/.`;
+  return `No such resource. The console is ${config.consoleOrigin}/ and the API is under ${config.authOrigin}/t/, /management-auth/ and /management/.`;
 }

@@ -76,3 +76,35 @@ describe('the edge: hosts, request ids, bodies, health', () => {
     });
   });
 });
+
+describe('a wrong host in development names the right origin', () => {
+  let dev: TestApp;
+  beforeAll(async () => {
+    dev = await startTestApp({ NODE_ENV: 'development' });
+  });
+  afterAll(async () => {
+    await dev.close();
+  });
+
+  it('answers 404 not_found with a hint in development, and the bare answer otherwise', async () => {
+    const root = await dev.auth().get('/').expect(404);
+    expect(root.body).toEqual({
+      error: 'not_found',
+      error_description: expect.stringContaining(`the console is ${dev.consoleOrigin}/`),
+    });
+    const api = await dev.console().get('/t/acme/.well-known/openid-configuration').expect(404);
+    expect(api.body.error_description).toContain(`is served on ${dev.authOrigin}`);
+    const page = await dev.auth().get('/api/auth/current').expect(404);
+    expect(page.body.error_description).toContain(`is served on ${dev.consoleOrigin}`);
+    // NODE_ENV=test and production share the bare answer, which reveals nothing.
+    const other = await startTestApp({}, { shareWith: dev });
+    try {
+      expect((await other.auth().get('/').expect(404)).body).toEqual({
+        error: 'not_found',
+        error_description: 'No such resource.',
+      });
+    } finally {
+      await other.close();
+    }
+  });
+});
