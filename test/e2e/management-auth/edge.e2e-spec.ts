@@ -96,8 +96,8 @@ describe('a wrong host in development names the right origin', () => {
     expect(api.body.error_description).toContain(`is served on ${dev.authOrigin}`);
     const page = await dev.auth().get('/api/auth/current').expect(404);
     expect(page.body.error_description).toContain(`is served on ${dev.consoleOrigin}`);
-    // NODE_ENV=test and production share the bare answer, which reveals nothing.
-    const other = await startTestApp({}, { shareWith: dev });
+    // Production keeps the bare answer, which reveals nothing about the layout.
+    const other = await startTestApp({ NODE_ENV: 'production' }, { shareWith: dev });
     try {
       expect((await other.auth().get('/').expect(404)).body).toEqual({
         error: 'not_found',
