@@ -44,20 +44,25 @@ export class GuestService {
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();
       const userId = await this.accounts.createGuestWithSession(ctx.tenantId, client.id, sessionId);
-      const tokens = await this.sessions.activate(client, userId, sessionId, 'guest');
       const ttl = this.config.ttl.upgradeProof;
-      const proofId = await this.records.putProof(
-        ctx.flowId,
-        {
-          kind: 'upgrade',
-          tenantId: ctx.tenantId,
-          clientId: client.id,
-          cookieHash: flow.cookieHash,
-          userId,
-          sessionId: tokens.session_id,
-        },
-        ttl,
-      );
+      // The live session and the upgrade proof are independent writes, sent together to save a
+      // round trip on the hot path. If either fails nothing is answered: a session whose refresh
+      // token was never handed out, or a proof bound to it, is of no use to anyone and expires.
+      const [tokens, proofId] = await Promise.all([
+        this.sessions.activate(client, userId, sessionId, 'guest'),
+        this.records.putProof(
+          ctx.flowId,
+          {
+            kind: 'upgrade',
+            tenantId: ctx.tenantId,
+            clientId: client.id,
+            cookieHash: flow.cookieHash,
+            userId,
+            sessionId,
+          },
+          ttl,
+        ),
+      ]);
       return { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens };
     });
   }
