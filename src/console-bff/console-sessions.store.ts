@@ -3,7 +3,9 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
+import { decodeJson, isNumber, isString, objectDecoder } from '../platform/redis/decode';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { RedisScript } from '../platform/redis/redis-script';
 
 /**
  * A console BFF session (spec 2.2), kept server-side only as AES-GCM ciphertext; only the console
@@ -19,6 +21,16 @@ export interface ConsoleSessionState {
   readonly createdAt: number;
   readonly absoluteExpiresAt: number;
 }
+
+const decodeConsoleSession = objectDecoder<ConsoleSessionState>({
+  accessToken: isString,
+  refreshToken: isString,
+  sessionId: isString,
+  accessExpiresAt: isNumber,
+  refreshAt: isNumber,
+  createdAt: isNumber,
+  absoluteExpiresAt: isNumber,
+});
 
 export interface StoredConsoleSession {
   readonly handle: string;
@@ -40,14 +52,14 @@ const aad = (name: string): string => `console-session:${name}`;
 
 // Compare-and-set on the exact ciphertext read: a refresh result is written only over the
 // record it was computed from, never over a newer one or over a signed-out (deleted) session.
-const REPLACE = `
+const REPLACE = new RedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-return 1`;
+return 1`);
 
-const UNLOCK = `
+const UNLOCK = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+return 0`);
 
 export function sessionHandleOf(cookie: string): string {
   return sha256(cookie);
@@ -75,7 +87,7 @@ export class ConsoleSessionsStore {
     const sealed = await this.redis.get(name);
     if (sealed === null) return null;
     const plain = openWithAny(this.config.consoleSessionKeys, sealed, aad(name));
-    const record = plain === null ? null : parseRecord(plain);
+    const record = decodeJson(plain, decodeConsoleSession);
     return record ? { handle, record, sealed } : null;
   }
 
@@ -86,9 +98,7 @@ export class ConsoleSessionsStore {
 
   async replace(previous: StoredConsoleSession, record: ConsoleSessionState, ttlSeconds: number): Promise<boolean> {
     const name = keyName(previous.handle);
-    return (
-      (await this.redis.eval(REPLACE, 1, name, previous.sealed, this.seal(name, record), String(ttlSeconds))) === 1
-    );
+    return (await REPLACE.run(this.redis, [name], [previous.sealed, this.seal(name, record), ttlSeconds])) === 1;
   }
 
   async destroy(handle: string): Promise<void> {
@@ -102,18 +112,10 @@ export class ConsoleSessionsStore {
 
   /** Releases the lock only if this owner still holds it (it may have expired and moved on). */
   async unlock(handle: string, owner: string): Promise<void> {
-    await this.redis.eval(UNLOCK, 1, lockName(handle), owner);
+    await UNLOCK.run(this.redis, [lockName(handle)], [owner]);
   }
 
   private seal(name: string, record: ConsoleSessionState): string {
     return seal(this.config.consoleSessionKey, JSON.stringify(record), aad(name));
   }
-}
-
-function parseRecord(plain: string): ConsoleSessionState | null {
-  const v = JSON.parse(plain) as Record<string, unknown>;
-  const strings = ['accessToken', 'refreshToken', 'sessionId'] as const;
-  const numbers = ['accessExpiresAt', 'refreshAt', 'createdAt', 'absoluteExpiresAt'] as const;
-  if (!strings.every((k) => typeof v[k] === 'string') || !numbers.every((k) => typeof v[k] === 'number')) return null;
-  return v as unknown as ConsoleSessionState;
 }

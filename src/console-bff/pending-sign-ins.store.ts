@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
+import { decodeJson, isString, objectDecoder } from '../platform/redis/decode';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 import { PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
 
@@ -11,6 +12,8 @@ export interface PendingSignIn {
   readonly state: string;
   readonly codeVerifier: string;
 }
+
+const decodePendingSignIn = objectDecoder<PendingSignIn>({ state: isString, codeVerifier: isString });
 
 /** Key name from the flow cookie's digest: Redis never holds the cookie value itself. */
 const keyName = (cookie: string): string => `cp:{${sha256(cookie)}}`;
@@ -48,10 +51,6 @@ export class PendingSignInsStore {
     const sealed = await this.redis.getdel(name);
     if (sealed === null) return null;
     const plain = openWithAny(this.config.consoleSessionKeys, sealed, aad(name));
-    if (plain === null) return null;
-    const value = JSON.parse(plain) as Partial<PendingSignIn>;
-    return typeof value.state === 'string' && typeof value.codeVerifier === 'string'
-      ? { state: value.state, codeVerifier: value.codeVerifier }
-      : null;
+    return decodeJson(plain, decodePendingSignIn);
   }
 }

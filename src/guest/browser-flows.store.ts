@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 
 /** A browser flow as stored: its tenant and the sha256 of its cookie, never the cookie. */
@@ -6,6 +7,8 @@ export interface FlowRecord {
   readonly tenantId: string;
   readonly cookieHash: string;
 }
+
+const decodeFlowRecord = objectDecoder<FlowRecord>({ tenantId: isString, cookieHash: isString });
 
 const key = (flowId: string): string => `gf:{${flowId}}`;
 
@@ -19,22 +22,12 @@ export class BrowserFlowsStore {
     return this.store.putIfAbsent(key(flowId), flow, ttlSeconds);
   }
 
-  async find(flowId: string): Promise<FlowRecord | null> {
-    const raw = await this.store.get<unknown>(key(flowId));
-    return isFlowRecord(raw) ? raw : null;
+  find(flowId: string): Promise<FlowRecord | null> {
+    return this.store.get(key(flowId), decodeFlowRecord);
   }
 
   /** Gives a claimed flow back, only while it is still the one this request claimed. */
   async release(flowId: string, flow: FlowRecord): Promise<void> {
     await this.store.destroyIfEqual(key(flowId), { tenantId: flow.tenantId, cookieHash: flow.cookieHash });
   }
-}
-
-function isFlowRecord(v: unknown): v is FlowRecord {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as FlowRecord).tenantId === 'string' &&
-    typeof (v as FlowRecord).cookieHash === 'string'
-  );
 }

@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error';
 import { dependencyOf } from '../errors/dependency-failure';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
+import { isString, objectDecoder, optional } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { ChatPlatformClient } from './chat-platform.client';
@@ -27,6 +28,14 @@ interface ChatState {
    */
   readonly boundByState?: true;
 }
+
+const decodeChatState = objectDecoder<ChatState>({
+  tenantId: isString,
+  clientId: isString,
+  flowId: isString,
+  cookieHash: isString,
+  boundByState: optional((v): v is true => v === true),
+});
 
 const stateKey = (state: string): string => `gcs:{${sha256(state)}}`;
 
@@ -106,7 +115,7 @@ export class ChatSignInService {
     reply: { code?: string | undefined; state: string; error?: string | undefined },
     readCookie: (flowId: string) => string | undefined,
   ): Promise<{ location: string }> {
-    const pending = await this.store.consume<ChatState>(stateKey(reply.state));
+    const pending = await this.store.consume(stateKey(reply.state), decodeChatState);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
     const client = await this.clients.resolve(tenantId, pending.clientId);
     const redirect = client.redirectUris[0];

@@ -1,5 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '../platform/crypto/ids';
+import {
+  arrayReply,
+  decodeJson,
+  isBoolean,
+  isNumber,
+  isString,
+  nullable,
+  objectDecoder,
+  oneOf,
+} from '../platform/redis/decode';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 import { RedisScript } from '../platform/redis/redis-script';
 
@@ -46,6 +56,29 @@ export interface Binding {
   readonly clientId: string;
   readonly cookieHash: string;
 }
+
+const decodeProviderProof = objectDecoder<ProviderProof>({
+  kind: oneOf('provider'),
+  tenantId: isString,
+  clientId: isString,
+  cookieHash: isString,
+  userId: isString,
+  identityId: isString,
+  provider: oneOf('email', 'chat_platform'),
+  providerSubject: isString,
+  email: nullable(isString),
+  emailVerified: isBoolean,
+});
+
+const decodeLinkingIntent = objectDecoder<LinkingIntent>({
+  intentId: isString,
+  tenantId: isString,
+  clientId: isString,
+  userId: isString,
+  sessionId: isString,
+  cookieHash: isString,
+  createdAt: isNumber,
+});
 
 const proofKey = (flowId: string, proofId: string): string => `g:{${flowId}}:prf:${proofId}`;
 const intentKey = (flowId: string): string => `g:{${flowId}}:intent`;
@@ -108,7 +141,7 @@ export class FlowRecordsStore {
       [proofKey(flowId, proofId)],
       [b.tenantId, b.clientId, b.cookieHash, 'provider'],
     );
-    return typeof raw === 'string' ? (JSON.parse(raw) as ProviderProof) : null;
+    return decodeJson(raw, decodeProviderProof);
   }
 
   async consumeUpgradeProof(
@@ -132,14 +165,17 @@ export class FlowRecordsStore {
     ttlSeconds: number,
   ): Promise<{ outcome: 'created' | 'renewed'; intent: LinkingIntent } | { outcome: 'conflict' }> {
     const fresh: LinkingIntent = { intentId: newId('lnk'), ...intent };
-    const [outcome, raw] = (await PUT_INTENT.run(
+    const reply = await PUT_INTENT.run(
       this.redis,
       [intentKey(flowId)],
       [JSON.stringify(fresh), intent.sessionId, intent.clientId, intent.tenantId, intent.cookieHash, ttlSeconds],
-    )) as [string, string?];
-    if ((outcome === 'created' || outcome === 'renewed') && raw)
-      return { outcome, intent: JSON.parse(raw) as LinkingIntent };
-    return { outcome: 'conflict' };
+    );
+    const [outcome, raw] = arrayReply(reply);
+    const stored = outcome === 'created' || outcome === 'renewed' ? decodeJson(raw, decodeLinkingIntent) : null;
+    // A live intent this release cannot read is another's as far as this request can tell.
+    return stored && (outcome === 'created' || outcome === 'renewed')
+      ? { outcome, intent: stored }
+      : { outcome: 'conflict' };
   }
 
   async consumeForUpgrade(
@@ -154,8 +190,9 @@ export class FlowRecordsStore {
       [intentKey(flowId), proofKey(flowId, proofId)],
       [b.tenantId, b.clientId, b.cookieHash, sessionId, userId],
     );
-    if (!Array.isArray(reply)) return null;
-    const [intent, proof] = reply as [string, string];
-    return { intent: JSON.parse(intent) as LinkingIntent, proof: JSON.parse(proof) as ProviderProof };
+    const [rawIntent, rawProof] = arrayReply(reply);
+    const intent = decodeJson(rawIntent, decodeLinkingIntent);
+    const proof = decodeJson(rawProof, decodeProviderProof);
+    return intent && proof ? { intent, proof } : null;
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
+import { arrayReply, decodeJson, isString, objectDecoder } from '../platform/redis/decode';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 import { RedisScript } from '../platform/redis/redis-script';
 
@@ -16,6 +17,16 @@ export interface AuthorizationGrant {
   /** The session id the exchange will create, allocated now so a replay can revoke it. */
   readonly sessionId: string;
 }
+
+const decodeGrant = objectDecoder<AuthorizationGrant>({
+  clientId: isString,
+  redirectUri: isString,
+  codeChallenge: isString,
+  scope: isString,
+  userId: isString,
+  email: isString,
+  sessionId: isString,
+});
 
 // Consuming leaves a marker naming the session the code was for, in the same hash slot, so a
 // second use (contract section 3) can revoke what the first one issued. The marker (a session id,
@@ -50,10 +61,11 @@ export class AuthorizationCodesStore {
   /** `sessionLifetimeSeconds`: how long the session the code creates can live. */
   async consume(code: string, sessionLifetimeSeconds: number): Promise<ConsumeResult> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(code)) return { outcome: 'unknown' };
-    const reply = (await CONSUME.run(this.redis, [codeKey(code), usedKey(code)], [sessionLifetimeSeconds])) as string[];
-    const [outcome, value] = reply;
-    if (outcome === 'fresh' && value) return { outcome: 'fresh', grant: JSON.parse(value) as AuthorizationGrant };
-    if (outcome === 'replayed' && value) return { outcome: 'replayed', sessionId: value };
+    const reply = await CONSUME.run(this.redis, [codeKey(code), usedKey(code)], [sessionLifetimeSeconds]);
+    const [outcome, value] = arrayReply(reply);
+    const grant = outcome === 'fresh' ? decodeJson(value, decodeGrant) : null;
+    if (grant) return { outcome: 'fresh', grant };
+    if (outcome === 'replayed' && isString(value)) return { outcome: 'replayed', sessionId: value };
     return { outcome: 'unknown' };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newId, newSecret } from '../platform/crypto/ids';
+import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 
 export const CONTROL_FLOW_COOKIE = '__Host-svc_control_flow';
@@ -16,6 +17,15 @@ export interface ControlFlow {
   /** sha256 of the flow cookie's value: the cookie itself is a bearer secret. */
   readonly cookieHash: string;
 }
+
+const decodeControlFlow = objectDecoder<ControlFlow>({
+  clientId: isString,
+  redirectUri: isString,
+  state: isString,
+  codeChallenge: isString,
+  scope: isString,
+  cookieHash: isString,
+});
 
 const key = (flowId: string): string => `cf:{${flowId}}`;
 
@@ -37,7 +47,7 @@ export class ControlFlowsStore {
   /** The flow, only when the presented cookie is the one bound to it. */
   async getBound(flowId: string, cookie: string | undefined): Promise<ControlFlow | null> {
     if (!cookie) return null;
-    const flow = await this.store.get<ControlFlow>(key(flowId));
+    const flow = await this.store.get(key(flowId), decodeControlFlow);
     return flow && safeEqual(flow.cookieHash, sha256(cookie)) ? flow : null;
   }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REDIS, type RedisClient } from './redis.module';
+import { decodeJson, type Decoder } from './decode';
 import { RedisScript } from './redis-script';
 
 // Compare-and-delete: a record is removed only by the writer that still owns it.
@@ -25,14 +26,14 @@ export class OneTimeStore {
     return (await this.redis.set(key, JSON.stringify(value), 'EX', ttlSeconds, 'NX')) === 'OK';
   }
 
-  async get<T>(key: string): Promise<T | null> {
-    const raw = await this.redis.get(key);
-    return raw === null ? null : (JSON.parse(raw) as T);
+  /** The record, or null when there is none or it is not of the shape `decode` accepts. */
+  async get<T>(key: string, decode: Decoder<T>): Promise<T | null> {
+    return decodeJson(await this.redis.get(key), decode);
   }
 
-  async consume<T>(key: string): Promise<T | null> {
-    const raw = await this.redis.getdel(key);
-    return raw === null ? null : (JSON.parse(raw) as T);
+  /** Atomic get-and-delete; a record of the wrong shape is deleted too and reads as absent. */
+  async consume<T>(key: string, decode: Decoder<T>): Promise<T | null> {
+    return decodeJson(await this.redis.getdel(key), decode);
   }
 
   async destroy(key: string): Promise<boolean> {

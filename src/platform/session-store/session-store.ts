@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pseudonymizer, safeEqual } from '../crypto/digests';
 import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
+import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 import { UserSessionIndex } from './user-sessions';
 
@@ -193,11 +194,13 @@ export class SessionStore {
     const parsed = this.parse(refreshToken);
     if (!parsed) return { outcome: 'invalid' };
     const run = async (checked: boolean): Promise<string[]> =>
-      (await ROTATE.run(
-        this.redis,
-        [key(parsed.sessionId)],
-        [parsed.generation, expected.tenantId, expected.clientId, checked ? '1' : '0'],
-      )) as string[];
+      stringsReply(
+        await ROTATE.run(
+          this.redis,
+          [key(parsed.sessionId)],
+          [parsed.generation, expected.tenantId, expected.clientId, checked ? '1' : '0'],
+        ),
+      );
     let reply = await run(false);
     if (reply[0] === 'marked') {
       if (!superseded || (await superseded(parsed.sessionId))) {

@@ -1,3 +1,4 @@
+import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 import type { RedisClient } from '../redis/redis.module';
 
@@ -47,11 +48,8 @@ export class UserSessionIndex {
 
   /** Marks the user and returns the ids of its indexed live sessions, emptying the index. */
   async deactivate(userId: string): Promise<string[]> {
-    return (await DEACTIVATE.run(
-      this.redis,
-      [indexKey(userId), markKey(userId)],
-      [DEACTIVATION_MARK_SECONDS],
-    )) as string[];
+    const reply = await DEACTIVATE.run(this.redis, [indexKey(userId), markKey(userId)], [DEACTIVATION_MARK_SECONDS]);
+    return stringsReply(reply).filter(Boolean);
   }
 
   /** The ids of the user's indexed sessions that have not expired. */
