@@ -19,9 +19,9 @@ import { UserSessionIndex } from './user-sessions';
  * who merely knows a session id (it is in every access token) can forge an "old" token to revoke
  * it, and Redis holds nothing from which a token could be rebuilt.
  *
- * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4): should the revocation
- * after the committed move fail, the refresh grant sees the mark and asks PostgreSQL whether the
- * session was superseded before it rotates anything.
+ * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4), counting the upgrades
+ * under way: should the revocation after the committed move fail, the refresh grant sees the mark
+ * and asks PostgreSQL whether the session was superseded before it rotates anything.
  *
  * Every session is also listed in its user's index (user-sessions.ts), so deactivating a user
  * revokes all of its sessions at once (contract 12).
@@ -68,7 +68,7 @@ if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'
 local gen = tonumber(s[1])
 local presented = tonumber(ARGV[1])
 if presented == gen then
-  if s[8] and ARGV[4] ~= '1' then return {'marked'} end
+  if tonumber(s[8] or '0') > 0 and ARGV[4] ~= '1' then return {'marked'} end
   redis.call('HSET', KEYS[1], 'gen', gen + 1)
   return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen + 1), s[9] or ''}
 end
@@ -102,7 +102,14 @@ return s[4]`);
 const MARK_UPGRADE = new RedisScript(`
 local s = redis.call('HMGET', KEYS[1], 'uid', 'cid', 'revoked')
 if not s[1] or s[3] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'upg', '1')
+redis.call('HINCRBY', KEYS[1], 'upg', 1)
+return 1`);
+
+// Upgrades of one session may run in parallel (all but one are refused): the mark counts them, so
+// a refused one does not take the mark away from one that is committing.
+const UNMARK_UPGRADE = new RedisScript(`
+if redis.call('HEXISTS', KEYS[1], 'upg') == 0 then return 0 end
+if redis.call('HINCRBY', KEYS[1], 'upg', -1) <= 0 then redis.call('HDEL', KEYS[1], 'upg') end
 return 1`);
 
 @Injectable()
@@ -258,9 +265,9 @@ export class SessionStore {
     return (await MARK_UPGRADE.run(this.redis, [key(sessionId)], [owner.userId, owner.clientId])) === 1;
   }
 
-  /** Removes the mark after an upgrade that did not commit. */
+  /** Takes back this upgrade's mark after it was refused without committing. */
   async unmarkUpgrade(sessionId: string): Promise<void> {
-    await this.redis.hdel(key(sessionId), 'upg');
+    await UNMARK_UPGRADE.run(this.redis, [key(sessionId)], []);
   }
 
   private token(sessionId: string, generation: number): string {

@@ -64,15 +64,20 @@ describe('guest upgrade whose revocation fails after the commit', () => {
     const proof = await emailProof(w, c, 'half-way@example.com');
 
     await gate.query('SELECT pg_advisory_lock($1)', [COMMIT_GATE]);
-    const upgrade = w.t
-      .auth()
-      .post('/t/acme/guest/upgrade')
-      .set('Authorization', `Bearer ${created.access_token}`)
-      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof })
-      .then((r) => r);
+    const upgradeWith = (proofId: string) =>
+      w.t
+        .auth()
+        .post('/t/acme/guest/upgrade')
+        .set('Authorization', `Bearer ${created.access_token}`)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proofId })
+        .then((r) => r);
+    const upgrade = upgradeWith(proof);
     try {
       await waitingAtGate();
+      // A parallel upgrade of the same session is refused meanwhile; it must not take away the
+      // mark of the one that is committing.
+      expect((await upgradeWith('prf_NoSuchProof000000002')).body.error).toBe('invalid_proof');
       // Redis refuses the service everything from now on: the revocation after the commit fails.
       await redis.serviceMay('-@all');
     } finally {
