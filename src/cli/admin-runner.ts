@@ -24,7 +24,8 @@ export const USAGE = `usage: npm run --silent admin -- <command> [options]
 
 Commands print JSON on stdout and exit non-zero on error. Each reads only the configuration it
 uses: PostgreSQL commands need DATABASE_URL (plus PRIVACY_KEY where they write a digest or a
-seal); user deactivate|delete and the session commands also need REDIS_URL and PRIVACY_KEY.
+seal); seed-control-plane reads the CONSOLE_* settings; user deactivate|delete and the session
+commands also need REDIS_URL and PRIVACY_KEY.
 
 ${ADMIN_COMMANDS.map((c) => `  ${c.usage}`).join('\n')}
   help

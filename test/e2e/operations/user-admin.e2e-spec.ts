@@ -2,7 +2,15 @@ import { admin } from '../../support/admin-cli';
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { consoleSignIn } from '../../support/console-flow';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-import { emailPost, requestCode, signIn, startFlow, tokenRequest } from '../../support/management-flow';
+import {
+  callbackUri,
+  confirmCode,
+  emailPost,
+  requestCode,
+  signIn,
+  startFlow,
+  tokenRequest,
+} from '../../support/management-flow';
 import { SessionStore } from '../../../src/platform/session-store/session-store';
 
 /** Contract 12: developers and players administered by an operator, with immediate effect. */
@@ -25,6 +33,14 @@ describe('user administration (contract 12)', () => {
     const userId = await addMember(t, 'studio', 'dev@studio.example', 'owner');
     const session = await consoleSignIn(t, 'dev@studio.example');
     const direct = await signIn(t, 'dev@studio.example');
+    // A sign-in that has its authorization code but has not exchanged it yet.
+    const pending = await startFlow(t);
+    const pendingCode = await confirmCode(
+      t,
+      pending,
+      'dev@studio.example',
+      await requestCode(t, pending, 'dev@studio.example'),
+    );
     await t.console().get('/api/management/tenants').set('Cookie', session.cookie).expect(200);
     await t.auth().get('/management/tenants').set('Authorization', `Bearer ${direct.access_token}`).expect(200);
     expect((await run('session', 'list', '--email', 'dev@studio.example')).out.sessions).toHaveLength(2);
@@ -43,6 +59,13 @@ describe('user administration (contract 12)', () => {
     expect(bearer.status).toBe(401);
     const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: direct.refresh_token });
     expect([refresh.status, refresh.body.error]).toEqual([400, 'invalid_grant']);
+    const exchange = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: pendingCode,
+      redirect_uri: callbackUri(t),
+      code_verifier: pending.pkce.verifier,
+    });
+    expect([exchange.status, exchange.body.error]).toEqual([400, 'invalid_grant']);
     expect((await run('session', 'list', '--email', 'dev@studio.example')).out).toEqual({ sessions: [] });
     expect((await run('user', 'show', '--email', 'dev@studio.example')).out.user.status).toBe('deactivated');
     expect((await audit('user.deactivated')).map((a) => a.subject)).toEqual([userId]);
