@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pseudonymizer, safeEqual } from '../crypto/digests';
+import { Pseudonymizer, safeEqual, sha256 } from '../crypto/digests';
 import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { stringsReply } from '../redis/decode';
@@ -77,6 +77,18 @@ if presented < gen then
   return {'replayed', s[3]}
 end
 return {'invalid'}`);
+
+// A session stored by the release before generations (`rth` = sha256 of the token's secret, and a
+// `:used` list) moves to generation 1 on its first refresh, so a deploy signs nobody out and a
+// guest who never linked a credential keeps the account. Its older tokens are then refused as
+// invalid without revoking: that release's bounded history is not carried over.
+const ROTATE_LEGACY = new RedisScript(`
+local s = redis.call('HMGET', KEYS[1], 'rth', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'gen')
+if not s[1] or s[7] or s[8] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] or s[1] ~= ARGV[1] then return {'invalid'} end
+redis.call('HDEL', KEYS[1], 'rth')
+redis.call('HSET', KEYS[1], 'gen', 1)
+redis.call('DEL', KEYS[2])
+return {'ok', s[2], s[3], s[4], s[5], s[6], '1', ''}`);
 
 // A revocation that arrives before the session is created (authorization-code replay racing the
 // first exchange) leaves a short tombstone so the later CREATE refuses.
@@ -199,7 +211,7 @@ export class SessionStore {
     superseded?: SupersededCheck,
   ): Promise<RotateResult> {
     const parsed = this.parse(refreshToken);
-    if (!parsed) return { outcome: 'invalid' };
+    if (!parsed) return this.rotateLegacy(refreshToken, expected);
     const run = async (checked: boolean): Promise<string[]> =>
       stringsReply(
         await ROTATE.run(
@@ -216,27 +228,49 @@ export class SessionStore {
       }
       reply = await run(true);
     }
-    const [status, tid, uid, cid, scope, email, gen, guest] = reply;
-    if (status === 'ok' && tid && uid && cid && gen) {
-      return {
-        outcome: 'rotated',
-        session: {
-          sessionId: parsed.sessionId,
-          tenantId: tid,
-          userId: uid,
-          clientId: cid,
-          scope: scope ?? '',
-          email: email ?? '',
-          ...(guest === '1' || guest === '0' ? { guest: guest === '1' } : {}),
-        },
-        refreshToken: this.token(parsed.sessionId, Number(gen)),
-      };
-    }
+    const rotated = this.rotated(parsed.sessionId, reply);
+    if (rotated) return rotated;
+    const status = reply[0];
     // The replayed session's owner names the subject of the `refresh.replayed` audit row.
     const owner = reply[1];
     return status === 'replayed' && owner
       ? { outcome: 'replayed', sessionId: parsed.sessionId, userId: owner }
       : { outcome: 'invalid' };
+  }
+
+  private async rotateLegacy(
+    refreshToken: string,
+    expected: { tenantId: string; clientId: string },
+  ): Promise<RotateResult> {
+    const m = /^(ses_[A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/.exec(refreshToken);
+    if (!m?.[1] || !m[2]) return { outcome: 'invalid' };
+    const reply = stringsReply(
+      await ROTATE_LEGACY.run(
+        this.redis,
+        [key(m[1]), `${key(m[1])}:used`],
+        [sha256(m[2]), expected.tenantId, expected.clientId],
+      ),
+    );
+    return this.rotated(m[1], reply) ?? { outcome: 'invalid' };
+  }
+
+  /** The rotated session from a rotation script's `ok` reply; null for any other reply. */
+  private rotated(sessionId: string, reply: string[]): RotateResult | null {
+    const [status, tid, uid, cid, scope, email, gen, guest] = reply;
+    if (status !== 'ok' || !tid || !uid || !cid || !gen) return null;
+    return {
+      outcome: 'rotated',
+      session: {
+        sessionId,
+        tenantId: tid,
+        userId: uid,
+        clientId: cid,
+        scope: scope ?? '',
+        email: email ?? '',
+        ...(guest === '1' || guest === '0' ? { guest: guest === '1' } : {}),
+      },
+      refreshToken: this.token(sessionId, Number(gen)),
+    };
   }
 
   /** The revoked session and its owner, or null when the token revoked nothing. */
