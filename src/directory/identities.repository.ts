@@ -20,60 +20,122 @@ export interface IdentityClaim {
   readonly metadata: Record<string, string | null>;
 }
 
-/** Users and their identities: the one place that creates or resolves either. */
+interface UserRow {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly kind: UserKind;
+  readonly status: UserEntity['status'];
+  readonly created_at: Date;
+  readonly deactivated_at: Date | null;
+}
+
+interface IdentityRow {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly user_id: string;
+  readonly provider: IdentityProvider;
+  readonly provider_subject: string;
+  readonly email: string | null;
+  readonly email_verified: boolean;
+  readonly status: IdentityEntity['status'];
+  readonly metadata: Record<string, string | null>;
+  readonly created_at: Date;
+}
+
+const USER_COLUMNS = 'id, tenant_id, kind, status, created_at, deactivated_at';
+const IDENTITY_COLUMNS =
+  'id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata, created_at';
+/** The user's columns prefixed `u_`, beside an identity's, for one joined row. */
+const JOINED_USER_COLUMNS = USER_COLUMNS.split(', ')
+  .map((c) => `u.${c} AS u_${c}`)
+  .join(', ');
+
+const toUser = (r: UserRow): UserEntity => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  kind: r.kind,
+  status: r.status,
+  createdAt: r.created_at,
+  deactivatedAt: r.deactivated_at,
+});
+
+const toIdentity = (r: IdentityRow): IdentityEntity => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  userId: r.user_id,
+  provider: r.provider,
+  providerSubject: r.provider_subject,
+  email: r.email,
+  emailVerified: r.email_verified,
+  status: r.status,
+  metadata: r.metadata,
+  createdAt: r.created_at,
+});
+
+/** A joined row's user half (its `u_` columns). */
+function userOf(row: Record<string, unknown>): UserEntity {
+  const user = Object.fromEntries(USER_COLUMNS.split(', ').map((c) => [c, row[`u_${c}`]]));
+  return toUser(user as unknown as UserRow);
+}
+
+/**
+ * Users and their identities: the one place that creates or resolves either. Plain parameterised
+ * SQL: these reads and the creation sit on every console sign-in and token exchange, where
+ * TypeORM's query builder cost more CPU than the queries.
+ */
 @Injectable()
 export class IdentitiesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  findIdentity(
+  async findIdentity(
     tenantId: string,
     provider: IdentityProvider,
     providerSubject: string,
     m: EntityManager = this.db.manager,
   ): Promise<IdentityEntity | null> {
-    return m.findOneBy(IdentityEntity, { tenantId, provider, providerSubject });
+    const [row] = await m.query<IdentityRow[]>(
+      `SELECT ${IDENTITY_COLUMNS} FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3`,
+      [tenantId, provider, providerSubject],
+    );
+    return row ? toIdentity(row) : null;
   }
 
-  findUser(id: string, m: EntityManager = this.db.manager): Promise<UserEntity | null> {
-    return m.findOneBy(UserEntity, { id });
+  async findUser(id: string, m: EntityManager = this.db.manager): Promise<UserEntity | null> {
+    const [row] = await m.query<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
+    return row ? toUser(row) : null;
   }
 
   /**
    * Resolves the identity's owner, creating a user of `newUserKind` with the identity when the
-   * credential is new. Concurrent first sign-ins race on the unique (tenant, provider, subject)
-   * constraint; the loser re-reads the winner's row.
+   * credential is new, in one statement (atomic on its own). Concurrent first sign-ins race on the
+   * unique (tenant, provider, subject) constraint; the loser re-reads the winner's row.
    */
   async resolveOrCreate(claim: IdentityClaim, newUserKind: UserKind): Promise<ResolvedIdentity> {
     const existing = await this.findWithUser(claim);
     if (existing) return { ...existing, created: false };
     try {
-      return await this.db.transaction(async (m) => {
-        const user = m.create(UserEntity, {
-          id: newId('usr'),
-          tenantId: claim.tenantId,
-          kind: newUserKind,
-          status: 'active',
-          deactivatedAt: null,
-        });
-        await m.insert(UserEntity, user);
-        const identity = m.create(IdentityEntity, {
-          id: newId('idn'),
-          tenantId: claim.tenantId,
-          userId: user.id,
-          provider: claim.provider,
-          providerSubject: claim.providerSubject,
-          email: claim.email,
-          emailVerified: claim.emailVerified,
-          status: 'active',
-          metadata: claim.metadata,
-        });
-        await m.insert(IdentityEntity, identity);
-        return {
-          user: (await m.findOneBy(UserEntity, { id: user.id })) as UserEntity,
-          identity: (await m.findOneBy(IdentityEntity, { id: identity.id })) as IdentityEntity,
-          created: true,
-        };
-      });
+      const [row] = await this.db.query<Array<Record<string, unknown>>>(
+        `WITH u AS (
+           INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, $3, 'active') RETURNING ${USER_COLUMNS}
+         ), i AS (
+           INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata)
+           SELECT $4, $2, u.id, $5, $6, $7, $8::boolean, 'active', $9::jsonb FROM u RETURNING ${IDENTITY_COLUMNS}
+         )
+         SELECT i.*, ${JOINED_USER_COLUMNS} FROM i JOIN u ON u.id = i.user_id`,
+        [
+          newId('usr'),
+          claim.tenantId,
+          newUserKind,
+          newId('idn'),
+          claim.provider,
+          claim.providerSubject,
+          claim.email,
+          claim.emailVerified,
+          JSON.stringify(claim.metadata),
+        ],
+      );
+      if (!row) throw new Error('identity creation returned no row');
+      return { user: userOf(row), identity: toIdentity(row as unknown as IdentityRow), created: true };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const winner = await this.findWithUser(claim);
@@ -82,11 +144,17 @@ export class IdentitiesRepository {
     }
   }
 
+  /** The identity and its owner in one joined read. */
   private async findWithUser(claim: IdentityClaim): Promise<{ user: UserEntity; identity: IdentityEntity } | null> {
-    const identity = await this.findIdentity(claim.tenantId, claim.provider, claim.providerSubject);
-    if (!identity) return null;
-    const user = await this.findUser(identity.userId);
-    return user ? { user, identity } : null;
+    const [row] = await this.db.query<Array<Record<string, unknown>>>(
+      `SELECT ${IDENTITY_COLUMNS.split(', ')
+        .map((c) => `i.${c}`)
+        .join(', ')}, ${JOINED_USER_COLUMNS}
+         FROM identities i JOIN users u ON u.id = i.user_id
+        WHERE i.tenant_id = $1 AND i.provider = $2 AND i.provider_subject = $3`,
+      [claim.tenantId, claim.provider, claim.providerSubject],
+    );
+    return row ? { user: userOf(row), identity: toIdentity(row as unknown as IdentityRow) } : null;
   }
 }
 
