@@ -217,6 +217,22 @@ describe('management email codes: no working mail transport', () => {
     }
   });
 
+  it.each([
+    [
+      'a field missing (another release)',
+      (r: Record<string, unknown>) => JSON.stringify({ ...r, codeChallenge: undefined }),
+    ],
+    ['a field of another type', (r: Record<string, unknown>) => JSON.stringify({ ...r, scope: ['openid'] })],
+    ['text that is not JSON', () => '{"clientId":'],
+  ])('reads a flow record with %s as no flow: 403, no code sent', async (_n, rewrite) => {
+    const flow = await startFlow(t);
+    const key = `cf:{${flow.flowId}}`;
+    const stored = JSON.parse((await t.redis.get(key)) ?? 'null') as Record<string, unknown>;
+    await t.redis.set(key, rewrite(stored), 'EX', 600);
+    await emailPost(t, 'start', flow, { email: 'shape@studio.example' }).expect(403);
+    expect(t.smtp.countFor('shape@studio.example')).toBe(0);
+  });
+
   it('answers 503 with no transport configured', async () => {
     const none = await startTestApp({ MAIL_TRANSPORT: 'none', RATE_LIMITS: 'off' });
     try {
