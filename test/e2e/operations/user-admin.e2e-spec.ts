@@ -96,6 +96,34 @@ describe('user administration (contract 12)', () => {
     expect(created).toEqual({ created: false });
   });
 
+  it('sign-ins racing user deactivate leave no working token behind', async () => {
+    const t = w.t;
+    const email = 'racer@studio.example';
+    await addMember(t, 'studio', email, 'viewer');
+    const pending = [];
+    for (let i = 0; i < 6; i++) {
+      const flow = await startFlow(t);
+      pending.push({ flow, code: await confirmCode(t, flow, email, await requestCode(t, flow, email)) });
+    }
+    const exchanges = pending.map(({ flow, code }) =>
+      tokenRequest(t, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: callbackUri(t),
+        code_verifier: flow.pkce.verifier,
+      }),
+    );
+    const [deactivated, ...results] = await Promise.all([run('user', 'deactivate', '--email', email), ...exchanges]);
+    expect(deactivated.status).toBe(0);
+    for (const res of results) {
+      if (res.status !== 200) continue;
+      const bearer = await t.auth().get('/management/tenants').set('Authorization', `Bearer ${res.body.access_token}`);
+      expect(bearer.status).toBe(401);
+      await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: res.body.refresh_token }).expect(400);
+    }
+    expect((await run('session', 'list', '--email', email)).out).toEqual({ sessions: [] });
+  });
+
   it('a player: session list, session revoke, deactivation refusing refresh, replay audited', async () => {
     const a = w.client();
     const guest = await a.createGuest();
