@@ -92,6 +92,20 @@ export default tseslint.config(
     },
   },
   ...Object.entries(LAYERS).map(([layer, allowed]) => layerRule(layer, allowed)),
+  // The SDK is a package of its own, published apart from the service: it speaks HTTP only.
+  {
+    files: ['sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+src(/|$)', message: 'sdk/ is its own package: it may not import the service.' },
+          ],
+        },
+      ],
+    },
+  },
   // Layout is the formatter's job: rules that would fight it are off.
   prettier,
   {
