@@ -33,7 +33,8 @@ export class ClientsRepository {
     if (row.id === null) return { tenantActive: true, client: null };
     return {
       tenantActive: true,
-      client: this.clients.create({
+      // A plain object rather than the repository's create(), which walks the entity metadata.
+      client: {
         id: row.id as string,
         tenantId: row.tenant_id as string,
         name: row.name as string,
@@ -44,7 +45,7 @@ export class ClientsRepository {
         webOrigins: row.web_origins as string[],
         secretDigest: row.secret_digest as string | null,
         createdAt: row.created_at as Date,
-      }),
+      },
     };
   }
 
