@@ -9,6 +9,15 @@ import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
 
+/**
+ * Contract section 10: without `offline_access` nothing can ever refresh a session, so it lives
+ * no longer than its access token, in Redis and in its row. Otherwise every anonymous guest
+ * creation would hold state for GUEST_SESSION_TTL (30 days).
+ */
+export function customerSessionTtl(client: ClientEntity, config: Pick<AppConfig, 'ttl'>): number {
+  return client.scopes.includes('offline_access') ? config.ttl.guestSession : config.ttl.guestAccessToken;
+}
+
 export interface CustomerTokenSet {
   readonly access_token: string;
   readonly token_type: 'Bearer';
@@ -36,6 +45,10 @@ export class CustomerSessions {
     private readonly metrics: MetricsService,
   ) {}
 
+  ttlFor(client: ClientEntity): number {
+    return customerSessionTtl(client, this.config);
+  }
+
   /**
    * The durable session row is written inside the caller's transaction when there is one, then
    * the live session in Redis; a failure of either issues nothing.
@@ -49,7 +62,7 @@ export class CustomerSessions {
     const sessionId = this.sessions.newSessionId();
     await this.records.record(
       { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
-      this.config.ttl.guestSession,
+      this.ttlFor(client),
       m,
     );
     return this.activate(client, userId, sessionId, grant);
@@ -62,7 +75,7 @@ export class CustomerSessions {
     const guest = grant === 'guest';
     const created = await this.sessions.create(
       { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
-      this.config.ttl.guestSession,
+      this.ttlFor(client),
     );
     if (!created.created) throw new DependencyUnavailableError('redis');
     return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);

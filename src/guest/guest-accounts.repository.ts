@@ -25,12 +25,18 @@ export class GuestAccountsRepository {
    * The guest user and its first session row in one statement (atomic on its own, one round
    * trip: guest creation is the hot unauthenticated path).
    */
-  async createGuestWithSession(tenantId: string, clientId: string, sessionId: string): Promise<string> {
+  async createGuestWithSession(
+    tenantId: string,
+    clientId: string,
+    sessionId: string,
+    ttlSeconds: number,
+  ): Promise<string> {
     const id = newId('usr');
     await this.db.query(
       `WITH u AS (INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, 'guest', 'active') RETURNING id)
-       INSERT INTO sessions (id, tenant_id, user_id, client_id) SELECT $3, $2, u.id, $4 FROM u`,
-      [id, tenantId, sessionId, clientId],
+       INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
+       SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u`,
+      [id, tenantId, sessionId, clientId, ttlSeconds],
     );
     return id;
   }

@@ -43,7 +43,12 @@ export class GuestService {
     );
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();
-      const userId = await this.accounts.createGuestWithSession(ctx.tenantId, client.id, sessionId);
+      const userId = await this.accounts.createGuestWithSession(
+        ctx.tenantId,
+        client.id,
+        sessionId,
+        this.sessions.ttlFor(client),
+      );
       const ttl = this.config.ttl.upgradeProof;
       // The live session and the upgrade proof are independent writes, sent together to save a
       // round trip on the hot path. If either fails nothing is answered: a session whose refresh
