@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { errorBody } from '../errors/app-error';
 import { UsePolicy } from '../http/policy.decorator';
+import { RedisEvictionPolicy } from '../platform/redis/redis-eviction-policy';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 
 type Check = 'up' | 'down';
@@ -17,6 +18,7 @@ export class HealthController {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly evictionPolicy: RedisEvictionPolicy,
   ) {}
 
   @Get('healthz')
@@ -31,11 +33,24 @@ export class HealthController {
       this.probe(() => this.db.query('SELECT 1')),
       this.probe(() => this.redis.ping()),
     ]);
-    const checks = { postgres, redis };
-    if (postgres === 'up' && redis === 'up') {
-      res.status(200).json({ status: 'ready', checks });
+    // Contract section 10: a Redis that evicts fails open, so it is not ready; one whose policy
+    // cannot be read is ready, with a warning the operator must clear by checking it.
+    const policy = this.evictionPolicy.state;
+    const evicting = policy.verdict === 'evicting';
+    const checks = { postgres, redis: evicting ? ('down' as const) : redis };
+    const warnings =
+      policy.verdict === 'evicting'
+        ? [`redis maxmemory-policy is ${policy.policy}; it must be noeviction`]
+        : policy.verdict === 'unverified'
+          ? ['redis maxmemory-policy could not be read; it must be noeviction']
+          : [];
+    const extra = warnings.length > 0 ? { warnings } : {};
+    if (postgres === 'up' && checks.redis === 'up') {
+      res.status(200).json({ status: 'ready', checks, ...extra });
     } else {
-      res.status(503).json({ ...errorBody('temporarily_unavailable', 'A dependency is unavailable.'), checks });
+      res
+        .status(503)
+        .json({ ...errorBody('temporarily_unavailable', 'A dependency is unavailable.'), checks, ...extra });
     }
   }
 

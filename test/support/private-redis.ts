@@ -10,14 +10,18 @@ export class PrivateRedis {
   private proc: ChildProcess | null = null;
   private admin: Redis | null = null;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** Extra redis-server options, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
+    private readonly options: readonly string[],
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<PrivateRedis> {
-    const r = new PrivateRedis(await freePort());
+  static async start(options: readonly string[] = []): Promise<PrivateRedis> {
+    const r = new PrivateRedis(await freePort(), options);
     await r.restart();
     return r;
   }
@@ -25,7 +29,7 @@ export class PrivateRedis {
   async restart(): Promise<void> {
     this.proc = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.options],
       { stdio: 'ignore' },
     );
     const deadline = Date.now() + 10_000;

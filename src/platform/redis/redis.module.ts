@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { APP_CONFIG, type AppConfig, type RedisSettings } from '../../config/config';
+import { RedisEvictionPolicy } from './redis-eviction-policy';
 
 export const REDIS = Symbol('REDIS');
 export type RedisClient = Redis | Cluster;
@@ -50,8 +51,15 @@ export function createRedis(config: RedisSettings): RedisClient {
 
 @Global()
 @Module({
-  providers: [{ provide: REDIS, useFactory: createRedis, inject: [APP_CONFIG] }],
-  exports: [REDIS],
+  providers: [
+    { provide: REDIS, useFactory: createRedis, inject: [APP_CONFIG] },
+    {
+      provide: RedisEvictionPolicy,
+      useFactory: (redis: RedisClient) => new RedisEvictionPolicy(redis),
+      inject: [REDIS],
+    },
+  ],
+  exports: [REDIS, RedisEvictionPolicy],
 })
 export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
@@ -59,23 +67,39 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly evictionPolicy: RedisEvictionPolicy,
   ) {}
 
   /**
    * Waits (bounded) for the first connection before the service accepts traffic, so a fresh
    * instance does not answer 503 while a cluster client is still discovering its slots. If
-   * Redis stays away the service starts anyway and fails closed per request.
+   * Redis stays away the service starts anyway and fails closed per request. Refuses to start
+   * on a Redis that evicts keys (contract section 10); every later connection (a failover) is
+   * checked again and /readyz reports what it found.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    const ready = await new Promise<boolean>((resolve) => {
+    const ready = this.redis.status === 'ready' || (await this.firstConnection());
+    this.redis.on('ready', () => void this.evictionPolicy.check().catch(() => undefined));
+    if (!ready) {
+      this.logger.warn('redis not ready at start-up; requests fail closed until it is');
+      return;
+    }
+    const policy = await this.evictionPolicy.check();
+    if (policy.verdict === 'evicting') {
+      throw new Error(
+        `REDIS_URL: Redis runs with maxmemory-policy ${policy.policy}; svc-auth needs noeviction, since an evicted replay marker, one-time record or budget makes it fail open`,
+      );
+    }
+  }
+
+  private firstConnection(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), this.config.dependencyTimeoutMs * 5);
       this.redis.once('ready', () => {
         clearTimeout(timer);
         resolve(true);
       });
     });
-    if (!ready) this.logger.warn('redis not ready at start-up; requests fail closed until it is');
   }
 
   async onApplicationShutdown(): Promise<void> {
