@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type RateLimitBudget } from '../../config/config';
-import { AppError } from '../../errors/app-error';
+import { AppError, DependencyUnavailableError } from '../../errors/app-error';
 import { Pseudonymizer } from '../crypto/digests';
 import { MetricsService } from '../metrics/metrics.service';
 import { REDIS, type RedisClient } from '../redis/redis.module';
+import { isNumber } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 
 /**
@@ -65,7 +66,10 @@ export class RateLimiter {
   /** Takes one token; 0 when taken, else the seconds until one is free (nothing is written then). */
   async take(check: RateLimitCheck): Promise<number> {
     if (!this.config.rateLimits.enabled) return 0;
-    return (await HIT.run(this.redis, [this.key(check)], [check.budget.windowSeconds, check.budget.limit])) as number;
+    const reply = await HIT.run(this.redis, [this.key(check)], [check.budget.windowSeconds, check.budget.limit]);
+    // A reply that is not a number cannot say the budget has room: fail closed, never open.
+    if (!isNumber(reply)) throw new DependencyUnavailableError('redis', new Error('unexpected rate-limit reply'));
+    return reply;
   }
 
   private key(check: RateLimitCheck): string {
