@@ -183,3 +183,5 @@ provider.use(async (ctx, next) => {
 });
 
 provider.listen(port);
+// Exit on SIGTERM through process.exit, so a --cpu-prof profile is written (BENCH_PROFILE=1).
+process.on('SIGTERM', () => process.exit(0));
