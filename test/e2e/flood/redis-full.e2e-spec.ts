@@ -64,7 +64,7 @@ describe('Redis eviction policy at start-up', () => {
   });
 });
 
-describe('a full Redis (noeviction)', () => {
+describe('a Redis that refuses work: full (noeviction) or busy', () => {
   let redis: PrivateRedis;
   let admin: Redis;
   let w: GuestWorld;
@@ -130,5 +130,21 @@ describe('a full Redis (noeviction)', () => {
     expect((await tenantSignIn()).status).toBe(403);
     expect((await consoleStart()).status).toBe(303);
     await emailPost(w.t, 'start', controlFlow, { email: 'full@studio.example' }).expect(202);
+  });
+
+  it('answers 503 while a script keeps Redis busy, and recovers once it is killed', async () => {
+    await admin.config('SET', 'busy-reply-threshold', '50');
+    const looper = new Redis(redis.url);
+    const busy = looper.eval('local i = 0 while true do i = i + 1 end', 0).catch((err: Error) => err.message);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const send of [guest, authorize, tenantSignIn]) {
+      const res = await send();
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('temporarily_unavailable');
+    }
+    await admin.call('SCRIPT', 'KILL');
+    expect(await busy).toContain('killed');
+    looper.disconnect();
+    expect((await guest()).status).toBe(201);
   });
 });
