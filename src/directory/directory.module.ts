@@ -10,28 +10,17 @@ import { MembershipsRepository } from './memberships.repository';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
 
+const SHARED = [
+  AuditTrail,
+  ChatPlatformAppsRepository,
+  TenantsRepository,
+  ClientsRepository,
+  IdentitiesRepository,
+  MembershipsRepository,
+  SessionRecordsRepository,
+  ControlPlaneSeedService,
+];
+
 /** Tenants, clients, users, identities, memberships: shared by every feature module. */
-@Module({
-  imports: [DatabaseModule, CryptoModule],
-  providers: [
-    AuditTrail,
-    ChatPlatformAppsRepository,
-    TenantsRepository,
-    ClientsRepository,
-    IdentitiesRepository,
-    MembershipsRepository,
-    SessionRecordsRepository,
-    ControlPlaneSeedService,
-  ],
-  exports: [
-    AuditTrail,
-    ChatPlatformAppsRepository,
-    TenantsRepository,
-    ClientsRepository,
-    IdentitiesRepository,
-    MembershipsRepository,
-    SessionRecordsRepository,
-    ControlPlaneSeedService,
-  ],
-})
+@Module({ imports: [DatabaseModule, CryptoModule], providers: SHARED, exports: SHARED })
 export class DirectoryModule {}
