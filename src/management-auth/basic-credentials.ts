@@ -1,13 +1,9 @@
-export interface BasicCredentials {
-  readonly clientId: string;
-  readonly secret: string;
-}
-
 /**
  * Strict HTTP Basic parsing for OAuth client authentication (RFC 7617, RFC 6749 section 2.3.1):
  * canonical base64, exactly one split at the first `:`, both halves form-URL-decoded.
+ * passport-http's own split drops everything after a second `:`, so it is not trusted for this.
  */
-export function parseBasicCredentials(header: string | undefined): BasicCredentials | null {
+export function parseBasicCredentials(header: string | undefined): { clientId: string; secret: string } | null {
   if (typeof header !== 'string' || header.length > 2048) return null;
   const m = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
   if (!m?.[1]) return null;

@@ -2,46 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
-import passport from 'passport';
+import { BasicStrategy } from 'passport-http';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { ClientsRepository } from '../directory/clients.repository';
 import { clientSecretMatches } from '../directory/client-secret';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { Pseudonymizer } from '../platform/crypto/digests';
-import { parseBasicCredentials, type BasicCredentials } from './basic-credentials';
+import { parseBasicCredentials } from './basic-credentials';
 
 export const CONSOLE_BASIC_STRATEGY = 'console-client-basic';
 
 export interface ConsoleClient {
   readonly clientId: string;
-}
-
-type Verified = (err: unknown, client?: ConsoleClient | false) => void;
-
-/**
- * passport's HTTP Basic scheme with one strict parse of the header (RFC 7617, RFC 6749 2.3.1),
- * whose result goes to the verify callback. passport-http's strategy parsed the header a second
- * time, loosely, through Node's deprecated Buffer() constructor. Any failure is the same 401
- * challenge.
- */
-class StrictBasicStrategy extends passport.Strategy {
-  constructor(
-    private readonly realm: string,
-    private readonly verify: (credentials: BasicCredentials, done: Verified) => void,
-  ) {
-    super();
-  }
-
-  override authenticate(req: Request): void {
-    const challenge = `Basic realm="${this.realm}"`;
-    const credentials = parseBasicCredentials(req.headers.authorization);
-    if (!credentials) return this.fail(challenge, 401);
-    this.verify(credentials, (err, client) => {
-      if (err) return this.error(err);
-      if (!client) return this.fail(challenge, 401);
-      this.success(client);
-    });
-  }
 }
 
 /** How long a client row read from PostgreSQL is trusted before it is read again. */
@@ -54,17 +26,19 @@ const CLIENT_ROW_TTL_MS = 5_000;
  * propagates as 503. Unknown client and wrong secret do the same digest work and give one answer.
  */
 @Injectable()
-export class ConsoleClientBasicStrategy extends PassportStrategy(StrictBasicStrategy, CONSOLE_BASIC_STRATEGY) {
+export class ConsoleClientBasicStrategy extends PassportStrategy(BasicStrategy, CONSOLE_BASIC_STRATEGY) {
   constructor(
     private readonly clients: ClientsRepository,
     private readonly pseudonymizer: Pseudonymizer,
   ) {
-    super('svc-auth');
+    super({ passReqToCallback: true, realm: 'svc-auth' });
   }
 
   private readonly rows = new LRUCache<string, { row: ClientEntity | null }>({ max: 100, ttl: CLIENT_ROW_TTL_MS });
 
-  async validate(credentials: BasicCredentials): Promise<ConsoleClient | false> {
+  async validate(req: Request): Promise<ConsoleClient | false> {
+    const credentials = parseBasicCredentials(req.headers.authorization);
+    if (!credentials) return false;
     const client = await this.clientRow(credentials.clientId);
     const usable =
       client !== null &&
