@@ -1,8 +1,6 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { DestinationStream } from 'pino';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -12,8 +10,9 @@ import { TenantWebOrigins } from './guest/tenant-web-origins';
 import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
 import { hostRouting } from './http/host-routing';
+import { responseHeaders } from './http/response-headers';
 import { MetricsService } from './platform/metrics/metrics.service';
-import { httpLogging } from './platform/logging/logging';
+import { httpLogging, type HttpLogging } from './platform/logging/logging';
 import { requestMetrics } from './platform/metrics/request-metrics';
 
 /**
@@ -34,38 +33,16 @@ export async function createApp(
   return app;
 }
 
-function configureApp(app: NestExpressApplication, config: AppConfig, requestLogging: RequestHandler): void {
+function configureApp(app: NestExpressApplication, config: AppConfig, requestLogging: HttpLogging['middleware']): void {
   app.use(requestLogging);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'none'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'"],
-          connectSrc: ["'self'"],
-          // The console's sign-in form POSTs to /api/auth/start, which redirects to the authorize
-          // endpoint; browsers apply form-action to that redirect, so the auth origin is listed.
-          formAction: ["'self'", config.authOrigin],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-        },
-      },
-      frameguard: { action: 'deny' },
-      strictTransportSecurity: config.authOrigin.startsWith('https:') ? { maxAge: 31_536_000 } : false,
-      referrerPolicy: { policy: 'no-referrer' },
-      crossOriginResourcePolicy: { policy: 'same-origin' },
-    }),
-  );
+  app.use(responseHeaders(config));
   app.use(requestMetrics(app.get(MetricsService)));
   app.use(hostRouting(config));
-  app.use(...bodyRules());
+  app.use(bodyRules());
   // After the body parsers: a refused cross-origin request is judged by the client_id it names.
   app.use(tenantCors(app.get(TenantWebOrigins)));
   app.useGlobalPipes(

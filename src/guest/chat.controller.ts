@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res }
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { readCookie } from '../http/cookies';
-import { IpBudget } from '../http/ip-budget.interceptor';
+import { IpBudget } from '../http/ip-budget.guard';
 import { UsePolicy } from '../http/policy.decorator';
 import { flowCookieName, guestContext, sendWithFlowCookie } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';

@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
-import { GrantTypeFirst } from '../http/grant-type-first.interceptor';
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { GrantTypeFirst } from '../http/grant-type-first.guard';
 import { UsePolicy } from '../http/policy.decorator';
 import type { CustomerTokenSet } from './customer-sessions';
 import { CustomerTokenService } from './customer-token.service';
@@ -14,7 +14,7 @@ export class CustomerTokenController {
 
   @Post('token')
   @HttpCode(200)
-  @UseInterceptors(new GrantTypeFirst(['refresh_token']))
+  @UseGuards(new GrantTypeFirst(['refresh_token']))
   token(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CustomerTokenDto): Promise<CustomerTokenSet> {
     return this.tokens.refresh(tenantId, body);
   }

@@ -9,7 +9,6 @@ import { TenantClients } from './tenant-clients';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 /** A tenant's discovery document and JWKS (public ES256 keys only; contract section 6). */
-@UseCachePolicy('public, max-age=300')
 @Controller('t/:tenantId/.well-known')
 @UsePolicy('public')
 export class TenantDiscoveryController {
@@ -20,6 +19,7 @@ export class TenantDiscoveryController {
   ) {}
 
   @Get('openid-configuration')
+  @UseCachePolicy('public, max-age=300')
   async configuration(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<Record<string, unknown>> {
     await this.clients.requireActiveTenant(tenantId);
     const base = `${this.config.authOrigin}/t/${tenantId}`;
@@ -37,6 +37,7 @@ export class TenantDiscoveryController {
   }
 
   @Get('jwks.json')
+  @UseCachePolicy('public, max-age=300')
   async jwks(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<{ keys: unknown[] }> {
     await this.clients.requireActiveTenant(tenantId);
     return this.keys.jwks('ES256');

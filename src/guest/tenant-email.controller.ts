@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { IpBudget } from '../http/ip-budget.interceptor';
+import { IpBudget } from '../http/ip-budget.guard';
 import { UsePolicy } from '../http/policy.decorator';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { TenantEmailStartDto, TenantEmailVerifyDto } from './guest.dto';

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { errorBody } from '../errors/app-error';
 
 export const BODY_LIMIT = '16kb';
@@ -36,30 +36,31 @@ function hasPrototypeKey(body: object): boolean {
 
 /**
  * Bodies: at most 16 KiB (413), JSON everywhere, form-encoding only where OAuth needs it, and a
- * JSON body must be an object (strict shapes are then enforced by the DTOs).
+ * JSON body must be an object (strict shapes are then enforced by the DTOs). One middleware that a
+ * request without a body passes straight through: most requests are GETs.
  */
-export function bodyRules(): RequestHandler[] {
+export function bodyRules(): (req: Request, res: Response, next: NextFunction) => void {
   const json = express.json({ limit: BODY_LIMIT, strict: true, type: 'application/json' });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 20 });
-  const contentType = (req: Request, res: Response, next: NextFunction): void => {
+  const refuse = (res: Response, description: string): void => {
+    res.status(400).json(errorBody('invalid_request', description));
+  };
+  return (req, res, next) => {
     if (!hasBody(req)) return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    const formAllowed = FORM_PATHS.some((p) => p.test(req.path));
-    if (type === 'application/json' || (formAllowed && type === 'application/x-www-form-urlencoded')) return next();
-    res.status(400).setHeader('Cache-Control', 'no-store');
-    res.json(errorBody('invalid_request', 'Content-Type must be application/json.'));
+    const parser =
+      type === 'application/json'
+        ? json
+        : type === 'application/x-www-form-urlencoded' && FORM_PATHS.some((p) => p.test(req.path))
+          ? form
+          : undefined;
+    if (!parser) return refuse(res, 'Content-Type must be application/json.');
+    parser(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const body: unknown = req.body;
+      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+      if (body === undefined || (isObject && !hasPrototypeKey(body))) return next();
+      refuse(res, isObject ? 'The request body has an unknown field.' : 'The request body must be a JSON object.');
+    });
   };
-  const objectBody = (req: Request, res: Response, next: NextFunction): void => {
-    const body: unknown = req.body;
-    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-    if (body === undefined || (isObject && !hasPrototypeKey(body))) return next();
-    res.status(400).setHeader('Cache-Control', 'no-store');
-    res.json(
-      errorBody(
-        'invalid_request',
-        isObject ? 'The request body has an unknown field.' : 'The request body must be a JSON object.',
-      ),
-    );
-  };
-  return [contentType, json, form, objectBody];
 }

@@ -25,7 +25,7 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
       (host === authHost && (AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p)))) ||
       (host === consoleHost && (CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p))));
     if (allowed) return next();
-    res.status(404).setHeader('Cache-Control', 'no-store');
+    res.status(404);
     res.json(errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path) : 'No such resource.'));
   };
 }

@@ -6,7 +6,7 @@ import { AppError } from '../errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { setHostCookie } from '../http/cookies';
 import { UseCachePolicy } from '../http/cache-policy';
-import { IpBudget } from '../http/ip-budget.interceptor';
+import { IpBudget } from '../http/ip-budget.guard';
 import { UsePolicy } from '../http/policy.decorator';
 import { AuthorizeService, type AuthorizeQuery } from './authorize.service';
 import { CONTROL_FLOW_COOKIE, CONTROL_FLOW_TTL_SECONDS } from './control-flows.store';

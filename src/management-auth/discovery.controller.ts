@@ -7,7 +7,6 @@ import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
 import { controlPlaneIssuer } from './management-tokens';
 
 /** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
-@UseCachePolicy('public, max-age=300')
 @Controller('t/control-plane/.well-known')
 @UsePolicy('public')
 export class DiscoveryController {
@@ -17,6 +16,7 @@ export class DiscoveryController {
   ) {}
 
   @Get('openid-configuration')
+  @UseCachePolicy('public, max-age=300')
   configuration(): Record<string, unknown> {
     const base = this.config.authOrigin;
     return {
@@ -37,6 +37,7 @@ export class DiscoveryController {
   }
 
   @Get('jwks.json')
+  @UseCachePolicy('public, max-age=300')
   jwks(): { keys: unknown[] } {
     return this.keys.jwks('RS256');
   }

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Post, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { GrantTypeFirst } from '../http/grant-type-first.interceptor';
+import { GrantTypeFirst } from '../http/grant-type-first.guard';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { TokenRequestDto } from './management-auth.dto';
@@ -13,7 +13,7 @@ export class TokenController {
 
   @Post('token')
   @HttpCode(200)
-  @UseInterceptors(new GrantTypeFirst(['authorization_code', 'refresh_token']))
+  @UseGuards(new GrantTypeFirst(['authorization_code', 'refresh_token']))
   token(
     @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,
     @Body() body: TokenRequestDto,

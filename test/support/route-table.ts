@@ -21,10 +21,7 @@ export function routeTable(app: INestApplication): string[] {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         const policy: unknown =
           Reflect.getMetadata(POLICY_KEY, handler) ?? Reflect.getMetadata(POLICY_KEY, ctor) ?? 'NONE (denied)';
-        const cache: unknown =
-          Reflect.getMetadata(CACHE_POLICY_KEY, handler) ??
-          Reflect.getMetadata(CACHE_POLICY_KEY, ctor) ??
-          DEFAULT_CACHE_POLICY;
+        const cache: unknown = Reflect.getMetadata(CACHE_POLICY_KEY, handler) ?? DEFAULT_CACHE_POLICY;
         const full = `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
         rows.push(`${method} ${full} -> ${String(policy)}, cache: ${String(cache)}`);
       }

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
-import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
+import { Store, storage } from 'nestjs-pino/storage';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../../config/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Probes answer often and say nothing new: they get an id but no log line. */
+const UNLOGGED_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Echoes a well-formed incoming X-Request-Id, else mints one; always set on the response. */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
@@ -16,41 +19,77 @@ export function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+type LoggedRequest = Request & { id: string };
+
+/** nestjs-pino's per-request store, holding the request too so that log lines can name it. */
+class RequestStore extends Store {
+  constructor(
+    logger: Logger,
+    readonly req: LoggedRequest,
+  ) {
+    super(logger);
+  }
+}
+
+/** What a log line says of a request: its id, method and path (never the query: it carries codes and state). */
+function requestFields(req: LoggedRequest): { id: string; method: string; path: string } {
+  return { id: req.id, method: req.method, path: req.originalUrl.split('?')[0] ?? '' };
+}
+
 export interface HttpLogging {
-  /** Mounted first of all middleware, so every request is logged once and gets its id. */
-  readonly middleware: HttpLogger;
-  /** nestjs-pino on the same logger, binding each request's logger for the services' logs. */
+  /** Mounted first of all middleware, so every request gets its id and is logged once. */
+  readonly middleware: (req: Request, res: Response, next: NextFunction) => void;
+  /**
+   * nestjs-pino on the same logger, for the services' logs. Its own middleware is not mounted
+   * (`forRoutes: []`): ours binds its store, and Nest's middleware layer around nestjs-pino's cost
+   * about as much CPU as the static route's handler (docs/performance.md).
+   */
   readonly params: Params;
 }
 
 /**
- * Structured JSON logs. Only the path is logged (never the query: it carries codes and state),
- * and no header values at all: Authorization, Cookie and Origin stay out of the logs.
+ * Structured JSON logs, and no header values at all: Authorization, Cookie and Origin stay out.
+ *
+ * The request's fields reach the services' log lines through the `mixin`, read from nestjs-pino's
+ * async context only when a line is written. A child logger per request (what pino-http makes,
+ * serialising and redacting the request up front) cost more CPU than the static route's own work
+ * (docs/performance.md), and most requests write no line but their own.
  *
  * The request logger runs before host routing and the body rules, so a request they refuse (the
  * wrong host's 404, a content type's 400, a 413) still carries X-Request-Id and is logged once,
  * like every other request (contract section 10).
  */
 export function httpLogging(config: AppConfig, destination?: DestinationStream): HttpLogging {
-  const options: Options = {
+  const options = {
     level: config.logLevel,
-    genReqId: (req, res) => requestId(req, res),
-    // On the root logger, not pino-http's customProps, which would add a child logger per request.
     base: { pid: process.pid, hostname: hostname(), service: 'svc-auth' },
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({
-        id: req.id,
-        method: req.method,
-        path: req.url.split('?')[0],
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    mixin: () => {
+      const store = storage.getStore();
+      return store instanceof RequestStore ? { req: requestFields(store.req) } : {};
     },
     redact: {
       paths: ['req.headers', 'res.headers', '*.authorization', '*.cookie', '*.email', '*.code', '*.token'],
       remove: true,
     },
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
   };
-  const middleware = destination ? pinoHttp(options, destination) : pinoHttp(options);
-  return { middleware, params: { pinoHttp: { logger: middleware.logger }, useExisting: true } };
+  const logger = destination ? pino(options, destination) : pino(options);
+
+  const middleware = (request: Request, res: Response, next: NextFunction): void => {
+    const req = request as LoggedRequest;
+    req.id = requestId(req, res);
+    if (!UNLOGGED_PATHS.has(req.url)) {
+      const started = Date.now();
+      res.once('close', () => logAnswer(logger, req, res, Date.now() - started));
+    }
+    storage.run(new RequestStore(logger, req), next);
+  };
+  return { middleware, params: { pinoHttp: { logger }, useExisting: true, forRoutes: [] } };
+}
+
+/** One line per answered request; answers of 500 and above, and aborted requests, as errors. */
+function logAnswer(logger: Logger, req: LoggedRequest, res: Response, responseTime: number): void {
+  const line = { req: requestFields(req), res: { statusCode: res.statusCode }, responseTime };
+  if (!res.writableFinished) logger.warn(line, 'request aborted');
+  else if (res.statusCode >= 500) logger.error(line, 'request failed');
+  else logger.info(line, 'request completed');
 }

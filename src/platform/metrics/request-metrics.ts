@@ -7,7 +7,7 @@ import type { MetricsService } from './metrics.service';
  */
 export function requestMetrics(metrics: MetricsService): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
-    const end = metrics.httpDuration.startTimer();
+    const started = performance.now();
     res.once('finish', () => {
       const routePath = (req.route as { path?: unknown } | undefined)?.path;
       const labels = {
@@ -16,7 +16,7 @@ export function requestMetrics(metrics: MetricsService): (req: Request, res: Res
         status: String(res.statusCode),
       };
       metrics.httpRequests.inc(labels);
-      end(labels);
+      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
     });
     next();
   };

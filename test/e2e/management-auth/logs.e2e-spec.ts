@@ -38,7 +38,9 @@ describe('structured logs without secrets', () => {
     const refreshed = (
       await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200)
     ).body as { refresh_token: string };
-    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
+    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+      .set('X-Request-Id', 'replay-request-1')
+      .expect(400);
     await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
     await t
       .auth()
@@ -80,6 +82,7 @@ describe('structured logs without secrets', () => {
           pid?: number;
           req?: { id?: string; path?: string };
           res?: { statusCode?: number };
+          msg?: string;
         },
     );
     // Every line, request or not, names the service and the process that wrote it.
@@ -90,5 +93,9 @@ describe('structured logs without secrets', () => {
       expect(l.req?.id).toEqual(expect.any(String));
       expect(l.req?.path).not.toContain('?');
     }
+    // A service's own line written while a request runs names that request.
+    expect(parsed.find((l) => l.msg === 'refresh token replayed; session revoked')).toMatchObject({
+      req: { id: 'replay-request-1', path: '/management-auth/token' },
+    });
   });
 });

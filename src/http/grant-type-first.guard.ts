@@ -1,24 +1,23 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Observable } from 'rxjs';
 import { AppError } from '../errors/app-error';
 
 /**
- * Token endpoints authenticate the client (the policy guard runs first), then look at
+ * Token endpoints authenticate the client (the global policy guard runs first), then look at
  * `grant_type` before the rest of the body (contract section 10): an unsupported grant answers
  * 400 `unsupported_grant_type` whatever other fields it carries, rather than the strict shape's
  * `invalid_request` for the fields that grant would have used (`username`, `password`, `scope`).
- * Interceptors run after guards and before pipes, which is exactly that order.
+ * Route guards run after global guards and before pipes, which is exactly that order.
  */
 @Injectable()
-export class GrantTypeFirst implements NestInterceptor {
+export class GrantTypeFirst implements CanActivate {
   constructor(private readonly supported: readonly string[]) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  canActivate(context: ExecutionContext): boolean {
     const body = context.switchToHttp().getRequest<Request>().body as Record<string, unknown> | undefined;
     const grantType = body?.['grant_type'];
     if (typeof grantType === 'string' && !this.supported.includes(grantType))
       throw new AppError('unsupported_grant_type');
-    return next.handle();
+    return true;
   }
 }
