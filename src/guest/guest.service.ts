@@ -32,14 +32,22 @@ export class GuestService {
   async create(ctx: GuestRequestContext): Promise<WithFlowCookie<GuestResponse>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const domain = `svc:tenant:${ctx.tenantId}`;
+    // One slot (the network): both budgets are taken in one round trip, all or none.
     await this.limiter.hit(
       {
         name: 'guest-create-client-ip',
         domain,
         subject: `${client.id}\0${ctx.ip}`,
         budget: this.config.rateLimits.guestCreateClientIp,
+        slot: ctx.ip,
       },
-      { name: 'guest-create-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp },
+      {
+        name: 'guest-create-ip',
+        domain,
+        subject: ctx.ip,
+        budget: this.config.rateLimits.guestCreateTenantIp,
+        slot: ctx.ip,
+      },
     );
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type RateLimitBudget } from '../../config/config';
-import { RateLimiter } from '../rate-limit/rate-limiter';
+import { RateLimiter, type RateLimitCheck } from '../rate-limit/rate-limiter';
 import { EmailCodesStore, type CodeRealm } from './email-codes.store';
 
 export interface CodeSend {
@@ -31,28 +31,24 @@ export class EmailCodeBudgets {
     private readonly codes: EmailCodesStore,
   ) {}
 
-  /** Throws 429 when a budget refuses; checked before anything of the send is written. */
+  /**
+   * Throws 429 when a budget refuses; checked before anything of the send is written. The budgets
+   * share the address's slot, so they are taken in one round trip, all or none.
+   */
   async beforeSend(realm: CodeRealm, send: CodeSend, perNetwork: RateLimitBudget): Promise<void> {
     const rl = this.config.rateLimits;
-    await this.limiter.hit({
-      name: 'code-send-network',
+    const budget = (name: string, subject: string, limit: RateLimitBudget): RateLimitCheck => ({
+      name,
       domain: realm.domain,
-      subject: `${send.email}\0${send.network}`,
-      budget: perNetwork,
+      subject,
+      budget: limit,
+      slot: send.email,
     });
-    if (!(await this.codes.holdsLiveCode(realm, send.flowId, send.email))) {
-      await this.limiter.hit({
-        name: 'code-send-address',
-        domain: realm.domain,
-        subject: send.email,
-        budget: rl.emailSendAddress,
-      });
-    }
-    await this.limiter.hit({
-      name: 'code-send-flow',
-      domain: realm.domain,
-      subject: `${send.email}\0${send.flowId}`,
-      budget: rl.emailSendFlow,
-    });
+    const holdsLiveCode = await this.codes.holdsLiveCode(realm, send.flowId, send.email);
+    await this.limiter.hit(
+      budget('code-send-network', `${send.email}\0${send.network}`, perNetwork),
+      ...(holdsLiveCode ? [] : [budget('code-send-address', send.email, rl.emailSendAddress)]),
+      budget('code-send-flow', `${send.email}\0${send.flowId}`, rl.emailSendFlow),
+    );
   }
 }
