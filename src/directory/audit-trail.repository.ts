@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { AuditEventEntity } from '../platform/database/entities/audit-event.entity';
+import { DataSource, type EntityManager } from 'typeorm';
 
 export type AuditData = Record<string, string | number | boolean | null>;
 
@@ -19,11 +18,11 @@ export class AuditTrail {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async record(event: AuditRecord, m: EntityManager = this.db.manager): Promise<void> {
-    await m.insert(AuditEventEntity, {
-      type: event.type,
-      tenantId: event.tenantId,
-      subject: event.subject,
-      data: event.data ?? {},
-    });
-  }
-}
+    // Plain SQL: TypeORM's insert builder walked the entity metadata on every sign-in and upgrade.
+    await m.query('INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ($1, $2, $3, $4)', [
+      event.type,
+      event.tenantId,
+      event.subject,
+      JSON.stringify(event.data ?? {}),
+    ]);
+  }}
