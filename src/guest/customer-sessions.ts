@@ -33,6 +33,18 @@ export function grantedScope(client: ClientEntity): string {
   return client.scopes.join(' ');
 }
 
+interface SessionClaims {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly scope: string;
+  readonly guest: boolean;
+}
+
+interface SignedTokens {
+  readonly access: { readonly token: string; readonly expiresIn: number };
+  readonly idToken: string | undefined;
+}
+
 /** Creates customer sessions and their token sets: guest creation, sign-in, upgrade, refresh. */
 @Injectable()
 export class CustomerSessions {
@@ -68,45 +80,62 @@ export class CustomerSessions {
     return this.activate(client, userId, sessionId, grant);
   }
 
-  /** The live session in Redis and its tokens, for a session whose row is already written. */
+  /**
+   * The live session in Redis and its tokens, for a session whose row is already written. The
+   * tokens are signed while the session is written: the signatures wait on the thread pool and
+   * the write on Redis, and a failed write discards tokens nobody has seen.
+   */
   async activate(client: ClientEntity, userId: string, sessionId: string, grant: string): Promise<CustomerTokenSet> {
     const scope = grantedScope(client);
     // Only guest creation starts a guest's session: sign-in and upgrade start a full account's.
     const guest = grant === 'guest';
-    const created = await this.sessions.create(
-      { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
-      this.ttlFor(client),
-    );
+    const session = { userId, sessionId, scope, guest };
+    const [created, signed] = await Promise.all([
+      this.sessions.create(
+        { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
+        this.ttlFor(client),
+      ),
+      this.sign(client, session),
+    ]);
     if (!created.created) throw new DependencyUnavailableError('redis');
-    return this.tokenSet(client, { userId, sessionId, scope, guest }, created.refreshToken, grant);
+    return this.assemble(session, signed, created.refreshToken, grant);
   }
 
   async tokenSet(
     client: ClientEntity,
-    session: { userId: string; sessionId: string; scope: string; guest: boolean },
+    session: SessionClaims,
     refreshToken: string,
     grant: string,
   ): Promise<CustomerTokenSet> {
+    return this.assemble(session, await this.sign(client, session), refreshToken, grant);
+  }
+
+  /** The access token, and the ID token when the scope holds `openid`, signed concurrently. */
+  private async sign(client: ClientEntity, session: SessionClaims): Promise<SignedTokens> {
     const { userId, sessionId, scope, guest } = session;
-    const scopes = scope.split(' ');
-    const access = await this.tokens.issueAccess({
-      tenantId: client.tenantId,
-      userId,
-      sessionId,
-      clientId: client.id,
-      scope,
-      guest,
-    });
-    const idToken = scopes.includes('openid')
-      ? await this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
-      : undefined;
+    const [access, idToken] = await Promise.all([
+      this.tokens.issueAccess({ tenantId: client.tenantId, userId, sessionId, clientId: client.id, scope, guest }),
+      scope.split(' ').includes('openid')
+        ? this.tokens.issueId({ tenantId: client.tenantId, userId, clientId: client.id, sessionId, guest })
+        : undefined,
+    ]);
+    return { access, idToken };
+  }
+
+  private assemble(
+    session: SessionClaims,
+    { access, idToken }: SignedTokens,
+    refreshToken: string,
+    grant: string,
+  ): CustomerTokenSet {
+    const { sessionId, scope } = session;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });
     return {
       access_token: access.token,
       token_type: 'Bearer',
       expires_in: access.expiresIn,
       // Spec 4.3: a refresh token only with offline_access, an ID token only with openid.
-      ...(scopes.includes('offline_access') ? { refresh_token: refreshToken } : {}),
+      ...(scope.split(' ').includes('offline_access') ? { refresh_token: refreshToken } : {}),
       ...(idToken ? { id_token: idToken } : {}),
       scope,
       session_id: sessionId,
