@@ -87,20 +87,31 @@ export class TokenService {
     const user = await this.identities.findUser(grant.userId);
     if (!user || user.status !== 'active' || user.tenantId !== CONTROL_PLANE_TENANT_ID)
       throw invalidGrant('The user is not active.');
+    // The access token is signed (on the thread pool) while the session is written; if the
+    // session cannot be started, the token is dropped unseen.
+    const [issued, refreshToken] = await Promise.all([
+      this.tokens.issue({ userId: user.id, sessionId: grant.sessionId, scope: grant.scope }),
+      this.startSession(clientId, user.id, grant),
+    ]);
+    this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'authorization_code' });
+    return answer(issued, grant.sessionId, grant.scope, refreshToken);
+  }
+
+  /** The session row, the live session and the audit row of a sign-in; returns the refresh token. */
+  private async startSession(
+    clientId: string,
+    userId: string,
+    grant: { sessionId: string; scope: string; email: string },
+  ): Promise<string> {
     await this.sessionRecords.record(
-      {
-        id: grant.sessionId,
-        tenantId: CONTROL_PLANE_TENANT_ID,
-        userId: user.id,
-        clientId,
-      },
+      { id: grant.sessionId, tenantId: CONTROL_PLANE_TENANT_ID, userId, clientId },
       this.config.ttl.controlPlaneSession,
     );
     const created = await this.sessions.create(
       {
         sessionId: grant.sessionId,
         tenantId: CONTROL_PLANE_TENANT_ID,
-        userId: user.id,
+        userId,
         clientId,
         scope: grant.scope,
         email: grant.email,
@@ -112,11 +123,10 @@ export class TokenService {
     await this.audit.record({
       type: 'control_plane.signed_in',
       tenantId: CONTROL_PLANE_TENANT_ID,
-      subject: user.id,
+      subject: userId,
       data: { session_id: grant.sessionId, client_id: clientId },
     });
-    this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'authorization_code' });
-    return this.respond(user.id, grant.sessionId, grant.scope, created.refreshToken);
+    return created.refreshToken;
   }
 
   private async refresh(clientId: string, req: TokenRequest): Promise<TokenResponse> {
@@ -141,23 +151,23 @@ export class TokenService {
     }
     const s = rotated.session;
     this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'refresh_token' });
-    return this.respond(s.userId, s.sessionId, s.scope, rotated.refreshToken);
+    const issued = await this.tokens.issue({ userId: s.userId, sessionId: s.sessionId, scope: s.scope });
+    return answer(issued, s.sessionId, s.scope, rotated.refreshToken);
   }
+}
 
-  private async respond(
-    userId: string,
-    sessionId: string,
-    scope: string,
-    refreshToken: string,
-  ): Promise<TokenResponse> {
-    const { token, expiresIn } = await this.tokens.issue({ userId, sessionId, scope });
-    return {
-      access_token: token,
-      token_type: 'Bearer',
-      expires_in: expiresIn,
-      refresh_token: refreshToken,
-      scope,
-      session_id: sessionId,
-    };
-  }
+function answer(
+  issued: { token: string; expiresIn: number },
+  sessionId: string,
+  scope: string,
+  refreshToken: string,
+): TokenResponse {
+  return {
+    access_token: issued.token,
+    token_type: 'Bearer',
+    expires_in: issued.expiresIn,
+    refresh_token: refreshToken,
+    scope,
+    session_id: sessionId,
+  };
 }
