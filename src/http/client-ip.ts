@@ -25,8 +25,16 @@ export function clientIp(req: Request, trustProxy: boolean): string {
  * reports) is the IPv4 address it maps.
  */
 export function clientNetwork(req: Request, trustProxy: boolean): string {
-  return networkOf(clientIp(req, trustProxy));
+  // Read by the per-network budget and again by the route's own budgets: parsed once per request.
+  let network = networks.get(req);
+  if (network === undefined) {
+    network = networkOf(clientIp(req, trustProxy));
+    networks.set(req, network);
+  }
+  return network;
 }
+
+const networks = new WeakMap<Request, string>();
 
 export function networkOf(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
