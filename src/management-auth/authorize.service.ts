@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { ClientsRepository } from '../directory/clients.repository';
 import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { ControlFlowsStore } from './control-flows.store';
 import { controlPlaneIssuer } from './management-tokens';
+import { ConsoleClientRows } from './console-client-rows';
 
 export type AuthorizeQuery = Readonly<Record<string, unknown>>;
 
@@ -22,7 +22,7 @@ const STATE = /^[\x21-\x7e]{1,512}$/;
 export class AuthorizeService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly clients: ClientsRepository,
+    private readonly clients: ConsoleClientRows,
     private readonly flows: ControlFlowsStore,
   ) {}
 

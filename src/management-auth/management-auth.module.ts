@@ -11,6 +11,7 @@ import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
 import { ConsoleClientAuthenticator } from './console-client.authenticator';
 import { ConsoleClientBasicStrategy } from './console-client-basic.strategy';
+import { ConsoleClientRows } from './console-client-rows';
 import { ControlFlowsStore } from './control-flows.store';
 import { DiscoveryController } from './discovery.controller';
 import { EmailSignInController } from './email-sign-in.controller';
@@ -44,6 +45,7 @@ import { TokenService } from './token.service';
     ManagementTokens,
     ManagementBearerAuthenticator,
     ConsoleClientBasicStrategy,
+    ConsoleClientRows,
     ConsoleClientAuthenticator,
   ],
 })
