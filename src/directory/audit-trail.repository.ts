@@ -25,4 +25,5 @@ export class AuditTrail {
       event.subject,
       JSON.stringify(event.data ?? {}),
     ]);
-  }}
+  }
+}
