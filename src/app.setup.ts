@@ -9,7 +9,7 @@ import { AppError } from './errors/app-error';
 import { TenantWebOrigins } from './guest/tenant-web-origins';
 import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
-import { hostRouting } from './http/host-routing';
+import { hostRouting, PROBE_PATHS } from './http/host-routing';
 import { responseHeaders } from './http/response-headers';
 import { MetricsService } from './platform/metrics/metrics.service';
 import { httpLogging, type HttpLogging } from './platform/logging/logging';
@@ -23,7 +23,10 @@ export async function createApp(
   config: AppConfig,
   opts: { logDestination?: DestinationStream } = {},
 ): Promise<NestExpressApplication> {
-  const logging = httpLogging(config, opts.logDestination);
+  const logging = httpLogging(config, {
+    unloggedPaths: PROBE_PATHS,
+    ...(opts.logDestination ? { destination: opts.logDestination } : {}),
+  });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logging.params), {
     bodyParser: false,
     bufferLogs: true,

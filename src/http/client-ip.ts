@@ -26,15 +26,17 @@ export function clientIp(req: Request, trustProxy: boolean): string {
  */
 export function clientNetwork(req: Request, trustProxy: boolean): string {
   // Read by the per-network budget and again by the route's own budgets: parsed once per request.
-  let network = networks.get(req);
+  const parsed = trustProxy ? networksBehindProxy : networksOfPeers;
+  let network = parsed.get(req);
   if (network === undefined) {
     network = networkOf(clientIp(req, trustProxy));
-    networks.set(req, network);
+    parsed.set(req, network);
   }
   return network;
 }
 
-const networks = new WeakMap<Request, string>();
+const networksOfPeers = new WeakMap<Request, string>();
+const networksBehindProxy = new WeakMap<Request, string>();
 
 export function networkOf(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;

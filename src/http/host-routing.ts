@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/config';
 import { errorBody } from '../errors/app-error';
 
-const EVERY_HOST = new Set(['/healthz', '/readyz']);
+/** Liveness and readiness: answered on every host, and not logged (probes say nothing new). */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 const AUTH_PREFIXES = ['/management-auth/', '/management/', '/t/'];
 const AUTH_EXACT = new Set(['/openapi.json']);
 const CONSOLE_PREFIXES = ['/api/', '/assets/'];
@@ -18,7 +19,7 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
   const consoleHost = new URL(config.consoleOrigin).host.toLowerCase();
   return (req, res, next) => {
     const path = req.path;
-    if (EVERY_HOST.has(path)) return next();
+    if (PROBE_PATHS.has(path)) return next();
     const forwarded = config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
     const host = (typeof forwarded === 'string' ? forwarded : (req.headers.host ?? '')).toLowerCase();
     const allowed =

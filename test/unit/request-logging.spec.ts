@@ -11,7 +11,8 @@ describe('request logging', () => {
   let port: number;
   beforeAll(async () => {
     const logging = httpLogging({ logLevel: 'info' } as AppConfig, {
-      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+      unloggedPaths: new Set(['/healthz']),
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
     });
     const app = express();
     app.use(logging.middleware);

@@ -8,8 +8,6 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../../config/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** Probes answer often and say nothing new: they get an id but no log line. */
-const UNLOGGED_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Echoes a well-formed incoming X-Request-Id, else mints one; always set on the response. */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
@@ -55,11 +53,16 @@ export interface HttpLogging {
  * serialising and redacting the request up front) cost more CPU than the static route's own work
  * (docs/performance.md), and most requests write no line but their own.
  *
- * The request logger runs before host routing and the body rules, so a request they refuse (the
- * wrong host's 404, a content type's 400, a 413) still carries X-Request-Id and is logged once,
+ * Requests to `unloggedPaths` (the probes) get an id but no line. The request logger runs before
+ * host routing and the body rules, so a request they refuse (the wrong host's 404, a content
+ * type's 400, a 413) still carries X-Request-Id and is logged once,
  * like every other request (contract section 10).
  */
-export function httpLogging(config: AppConfig, destination?: DestinationStream): HttpLogging {
+export function httpLogging(
+  config: AppConfig,
+  opts: { readonly unloggedPaths: ReadonlySet<string>; readonly destination?: DestinationStream },
+): HttpLogging {
+  const { unloggedPaths, destination } = opts;
   const options = {
     level: config.logLevel,
     base: { pid: process.pid, hostname: hostname(), service: 'svc-auth' },
@@ -77,7 +80,7 @@ export function httpLogging(config: AppConfig, destination?: DestinationStream):
   const middleware = (request: Request, res: Response, next: NextFunction): void => {
     const req = request as LoggedRequest;
     req.id = requestId(req, res);
-    if (!UNLOGGED_PATHS.has(req.url)) {
+    if (!unloggedPaths.has(req.url)) {
       const started = Date.now();
       res.once('close', () => logAnswer(logger, req, res, Date.now() - started));
     }
