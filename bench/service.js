@@ -11,9 +11,11 @@ const { SMTPServer } = require('smtp-server');
 const { Client } = require('pg');
 const { generateSecrets } = require('../scripts/dev-secrets');
 
-const HEAP_FLAGS = ['--max-old-space-size=128', '--max-semi-space-size=4'];
-
 const ROOT = join(__dirname, '..');
+// The heap flags of `npm start` (and of the Dockerfile), so the bench measures what production runs.
+const HEAP_FLAGS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.match(
+  /--max-[\w-]+=\d+/g,
+);
 const DB = 'svc_auth_bench';
 const PG = 'postgres://postgres@127.0.0.1:5432';
 

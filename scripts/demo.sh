@@ -71,4 +71,4 @@ cat <<MSG
 
 MSG
 # Readable logs for a person at a terminal: pretty lines, no route-mapping noise (scripts/pretty-logs.js).
-node --max-old-space-size=128 --max-semi-space-size=4 dist/src/main.js 2>&1 | node scripts/pretty-logs.js
+node --max-old-space-size=128 --max-semi-space-size=16 dist/src/main.js 2>&1 | node scripts/pretty-logs.js

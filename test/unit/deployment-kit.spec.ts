@@ -131,4 +131,12 @@ describe('deployment kit', () => {
     expect(dockerfile).toMatch(/org\.opencontainers\.image\.title="svc-auth"/);
     expect(dockerfile).toMatch(/^USER node$/m);
   });
+  it('the image, npm start and the demo run with the same V8 heap flags, the ones the bench measures', () => {
+    const heapFlags = (line: string | undefined): string[] =>
+      [...(line ?? '').matchAll(/--max-[\w-]+=\d+/g)].map((m) => m[0]);
+    const start = heapFlags((JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start);
+    expect(start).toEqual(['--max-old-space-size=128', '--max-semi-space-size=16']);
+    expect(heapFlags(/^ENV NODE_OPTIONS=.*$/m.exec(read('Dockerfile'))?.[0])).toEqual(start);
+    expect(heapFlags(/^node .*dist\/src\/main\.js.*$/m.exec(read('scripts/demo.sh'))?.[0])).toEqual(start);
+  });
 });
