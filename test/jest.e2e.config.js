@@ -1,7 +1,7 @@
 module.exports = {
   rootDir: '..',
   testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-  transform: { '^.+\\.ts$': require('./jest.transform.js') },
+  ...require('./jest.transform.js'),
   testEnvironment: 'node',
   // The SDK is ESM source: its relative imports name the emitted .js files.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

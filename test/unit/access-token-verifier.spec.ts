@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type CryptoKey } from 'jose';
 import { AccessTokenVerifier, type AccessTokenRules } from '../../src/platform/keys/access-token-verifier';
 import { KeyRing } from '../../src/platform/keys/key-ring';
 
@@ -11,7 +11,7 @@ const ISSUER = 'https://auth.example.test/t/acme';
 
 describe('AccessTokenVerifier: the rules both realms share', () => {
   let keys: KeyRing;
-  let privateKey: KeyLike;
+  let privateKey: CryptoKey;
   const rules = (fits: (c: Claims) => boolean = () => true): AccessTokenRules<Claims> => ({
     issuer: ISSUER,
     requiredClaims: ['sub', 'exp', 'iat'],

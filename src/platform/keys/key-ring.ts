@@ -1,14 +1,19 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import { exportJWK, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { exportJWK, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import type { AppConfig } from '../../config/config';
 
 export type SigningAlg = 'RS256' | 'ES256';
 
+/**
+ * Signing and verification use WebCrypto keys: with them jose goes straight to `crypto.subtle`.
+ * Given a KeyObject, jose and Node 24 probe the key's kind by throwing and catching errors with
+ * stack traces, three per ES256 signature, which cost about a quarter of the signature.
+ */
 interface LoadedKey {
   readonly kid: string;
   readonly alg: SigningAlg;
-  readonly privateKey: KeyObject;
-  readonly publicKey: KeyObject;
+  readonly signingKey: CryptoKey;
+  readonly verificationKey: CryptoKey;
   readonly publicJwk: JWK;
 }
 
@@ -25,11 +30,16 @@ export class KeyRing {
     const loaded: LoadedKey[] = [];
     for (const jwk of config.signingKeys) {
       const alg = jwk.alg as SigningAlg;
-      const privateKey = (await importJWK(jwk, alg)) as KeyObject;
+      const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
       assertSigningStrength(alg, privateKey);
-      const publicKey = createPublicKey(privateKey);
-      const publicJwk: JWK = { ...(await exportJWK(publicKey)), alg, use: 'sig', kid: jwk.kid };
-      loaded.push({ kid: jwk.kid as string, alg, privateKey, publicKey, publicJwk });
+      const publicJwk: JWK = { ...(await exportJWK(createPublicKey(privateKey))), alg, use: 'sig', kid: jwk.kid };
+      loaded.push({
+        kid: jwk.kid as string,
+        alg,
+        signingKey: (await importJWK(jwk, alg)) as CryptoKey,
+        verificationKey: (await importJWK(publicJwk, alg)) as CryptoKey,
+        publicJwk,
+      });
     }
     return new KeyRing(loaded);
   }
@@ -40,8 +50,8 @@ export class KeyRing {
   }
 
   /** Resolves the verification key by `kid` within one algorithm; unknown kids fail. */
-  verificationKey(alg: SigningAlg, kid: string | undefined): KeyObject | undefined {
-    return this.keys.find((k) => k.alg === alg && k.kid === kid)?.publicKey;
+  verificationKey(alg: SigningAlg, kid: string | undefined): CryptoKey | undefined {
+    return this.keys.find((k) => k.alg === alg && k.kid === kid)?.verificationKey;
   }
 
   /**
@@ -53,7 +63,7 @@ export class KeyRing {
   sign(alg: SigningAlg, typ: string, payload: JWTPayload): Promise<string> {
     const key = this.keys.find((k) => k.alg === alg);
     if (!key) throw new Error(`no ${alg} signing key`);
-    return new SignJWT(payload).setProtectedHeader({ alg, typ, kid: key.kid }).sign(key.privateKey);
+    return new SignJWT(payload).setProtectedHeader({ alg, typ, kid: key.kid }).sign(key.signingKey);
   }
 }
 

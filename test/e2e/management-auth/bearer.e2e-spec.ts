@@ -1,5 +1,5 @@
-import { createHmac, createSign, type KeyObject } from 'node:crypto';
-import { generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
+import { createHmac, createSign, KeyObject } from 'node:crypto';
+import { generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { signIn, type ManagementTokens } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 import { readTestSecrets } from '../../support/test-secrets';
@@ -7,8 +7,8 @@ import { readTestSecrets } from '../../support/test-secrets';
 describe('management bearer validation (spec section 5, contract section 3)', () => {
   let t: TestApp;
   let tokens: ManagementTokens;
-  let rsKey: KeyLike;
-  let esKey: KeyLike;
+  let rsKey: CryptoKey;
+  let esKey: CryptoKey;
   let rsPublic: JWK;
   let claims: JWTPayload;
 
@@ -18,8 +18,8 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     const keys = (JSON.parse(readTestSecrets().SIGNING_KEYS) as { keys: JWK[] }).keys;
     const rs = keys.find((k) => k.alg === 'RS256') as JWK;
     const es = keys.find((k) => k.alg === 'ES256') as JWK;
-    rsKey = (await importJWK(rs, 'RS256')) as KeyLike;
-    esKey = (await importJWK(es, 'ES256')) as KeyLike;
+    rsKey = (await importJWK(rs, 'RS256')) as CryptoKey;
+    esKey = (await importJWK(es, 'ES256')) as CryptoKey;
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = rs;
     rsPublic = pub;
     const now = Math.floor(Date.now() / 1000);
@@ -45,7 +45,7 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     return token === undefined ? req : req.set('Authorization', `Bearer ${token}`);
   };
 
-  const sign = (payload: JWTPayload, header: Record<string, unknown> = {}, key: KeyLike = rsKey, alg = 'RS256') =>
+  const sign = (payload: JWTPayload, header: Record<string, unknown> = {}, key: CryptoKey = rsKey, alg = 'RS256') =>
     new SignJWT(payload).setProtectedHeader({ alg, typ: 'at+jwt', kid: 'test-rs-1', ...header }).sign(key);
 
   async function expectRefused(token: string | undefined): Promise<void> {
@@ -133,7 +133,7 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const signature = createSign('RSA-SHA256')
       .update(`${header}.${body}`)
-      .sign(rsKey as KeyObject)
+      .sign(KeyObject.from(rsKey))
       .toString('base64url');
     await expectRefused(`${header}.${body}.${signature}`);
   });

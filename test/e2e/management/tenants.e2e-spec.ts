@@ -1,4 +1,4 @@
-import { importJWK, SignJWT, type JWK, type KeyLike } from 'jose';
+import { importJWK, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { addMember, controlPlaneUserId, createClient, createTenant } from '../../support/console-fixtures';
 import { signIn, type ManagementTokens } from '../../support/management-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
@@ -132,14 +132,14 @@ describe('management API: tenants and clients (spec 4.2, contract section 5)', (
   });
 
   describe('only management tokens of the control-plane realm pass (spec section 5)', () => {
-    let esKey: KeyLike;
-    let rsKey: KeyLike;
+    let esKey: CryptoKey;
+    let rsKey: CryptoKey;
     const now = () => Math.floor(Date.now() / 1000);
 
     beforeAll(async () => {
       const keys = (JSON.parse(readTestSecrets().SIGNING_KEYS) as { keys: JWK[] }).keys;
-      esKey = (await importJWK(keys.find((k) => k.alg === 'ES256') as JWK, 'ES256')) as KeyLike;
-      rsKey = (await importJWK(keys.find((k) => k.alg === 'RS256') as JWK, 'RS256')) as KeyLike;
+      esKey = (await importJWK(keys.find((k) => k.alg === 'ES256') as JWK, 'ES256')) as CryptoKey;
+      rsKey = (await importJWK(keys.find((k) => k.alg === 'RS256') as JWK, 'RS256')) as CryptoKey;
     });
 
     async function expectRefused(authorization: string | undefined): Promise<void> {
