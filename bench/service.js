@@ -9,7 +9,6 @@ const { cpus } = require('node:os');
 const { join } = require('node:path');
 const { SMTPServer } = require('smtp-server');
 const { Client } = require('pg');
-const { generateSecrets } = require('../scripts/dev-secrets');
 
 const ROOT = join(__dirname, '..');
 // The heap flags of `npm start` (and of the Dockerfile), so the bench measures what production runs.
@@ -184,7 +183,8 @@ async function startService({ nodeArgs = [] } = {}) {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   await prepareDatabase();
   const smtp = await startSmtp();
-  const secrets = await generateSecrets();
+  // The service's own generator (admin generate-secrets), from the build above.
+  const secrets = await require(join(ROOT, 'dist/src/cli/commands/setup.commands')).generateSecrets();
   const port = 3900 + randomInt(50);
   const authOrigin = `http://localhost:${port}`;
   const consoleOrigin = `http://127.0.0.1:${port}`;

@@ -18,7 +18,21 @@ bash scripts/install-deps.sh
 # shellcheck source=scripts/pinned-node.sh
 . scripts/pinned-node.sh
 bash scripts/ensure-services.sh
-node scripts/dev-secrets.js .env.local
+npm run --silent build
+npm run --silent build:sdk
+admin() { node dist/src/cli/admin.js "$@"; }
+
+# Development secrets, generated once by the service's own CLI: an existing file is kept, so a
+# developer's sessions and keys survive restarts of the demo.
+if [ ! -e .env.local ]; then
+  (
+    umask 077
+    { echo '# Development secrets, generated once by npm run demo. Never commit this file.'; admin generate-secrets; } >.env.local.new
+    mv -n .env.local.new .env.local
+    rm -f .env.local.new
+  )
+  echo "dev secrets: wrote .env.local"
+fi
 
 psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $DB"
@@ -39,9 +53,6 @@ CHAT_PLATFORM_API_BASE=${CHAT_PLATFORM_API_BASE:-http://127.0.0.1:$DEMO_CHAT_POR
 GAME_ORIGIN=http://127.0.0.1:$GAME_PORT
 set +a
 
-npm run --silent build
-npm run --silent build:sdk
-admin() { node dist/src/cli/admin.js "$@"; }
 admin migrate
 admin seed-control-plane
 # The demo records are created once; later runs find them in place.
