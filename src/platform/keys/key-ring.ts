@@ -56,9 +56,9 @@ export class KeyRing {
 
   /**
    * A JWT signed by the first key of `alg`. JWS serialisation stays with jose, like every other
-   * JWT and JWK operation: a hand-written serialiser would save about 90 µs of CPU per signature
-   * (measured; jose signs on libuv's thread pool), which is not worth a second implementation
-   * of what a token's security rests on.
+   * JWT and JWK operation: a hand-written serialiser with a synchronous `crypto.sign` would save
+   * the hop to libuv's thread pool that WebCrypto makes (docs/performance.md), which is not worth
+   * a second implementation of what a token's security rests on.
    */
   sign(alg: SigningAlg, typ: string, payload: JWTPayload): Promise<string> {
     const key = this.keys.find((k) => k.alg === alg);

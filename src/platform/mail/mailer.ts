@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { connect, type Socket } from 'node:net';
 import { createTransport, type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DependencyUnavailableError } from '../../errors/app-error';
 
@@ -30,8 +32,13 @@ export class Mailer implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const mail = config.mail;
-    this.transport =
-      mail.transport === 'smtp' ? createTransport(pooledSmtpUrl(mail.smtpUrl, config.dependencyTimeoutMs)) : null;
+    this.transport = null;
+    if (mail.transport === 'smtp') {
+      this.transport = createTransport(pooledSmtpUrl(mail.smtpUrl, config.dependencyTimeoutMs));
+      // nodemailer's documented getSocket option, set on the pool it built from the URL (an
+      // options object beside a URL would be ignored).
+      (this.transport.transporter as SMTPPool).getSocket = connectWithoutNagle;
+    }
   }
 
   async send(mail: CodeMail): Promise<MailOutcome> {
@@ -87,4 +94,35 @@ export function pooledSmtpUrl(smtpUrl: string, timeoutMs: number): string {
   for (const [name, value] of Object.entries(defaults))
     if (!url.searchParams.has(name)) url.searchParams.set(name, String(value));
   return url.toString();
+}
+
+/**
+ * SMTP connections without Nagle's algorithm. nodemailer writes a command, or a message's final
+ * dot, as a small segment; with Nagle on it waits for the ACK of the previous one, which the
+ * server delays (delayed ACK, up to 40 ms) while it has nothing to answer yet. Every code mail
+ * took 44 ms instead of 1.3 ms against a local server, and the sign-in that sent it waited that
+ * long. nodemailer greets, upgrades to TLS for smtps and times out commands on the socket it gets.
+ */
+export function connectWithoutNagle(
+  options: Pick<SMTPPool.Options, 'host' | 'port' | 'secure' | 'connectionTimeout'>,
+  callback: (err: Error | null, socketOptions?: { connection: Socket }) => void,
+): void {
+  // nodemailer's own defaults when the URL names no host or port.
+  const port = Number(options.port) || (options.secure ? 465 : 587);
+  const socket = connect({ host: options.host ?? 'localhost', port }).setNoDelay(true);
+  const fail = (err: Error): void => {
+    clearTimeout(timer);
+    socket.destroy();
+    callback(err);
+  };
+  const timer = setTimeout(
+    () => fail(Object.assign(new Error('SMTP connection timeout'), { code: 'ETIMEDOUT' })),
+    options.connectionTimeout ?? 10_000,
+  );
+  socket.once('error', fail);
+  socket.once('connect', () => {
+    clearTimeout(timer);
+    socket.off('error', fail);
+    callback(null, { connection: socket });
+  });
 }
