@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { connect, type Socket } from 'node:net';
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DependencyUnavailableError } from '../../errors/app-error';
 
@@ -32,13 +33,7 @@ export class Mailer implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const mail = config.mail;
-    this.transport = null;
-    if (mail.transport === 'smtp') {
-      this.transport = createTransport(pooledSmtpUrl(mail.smtpUrl, config.dependencyTimeoutMs));
-      // nodemailer's documented getSocket option, set on the pool it built from the URL (an
-      // options object beside a URL would be ignored).
-      (this.transport.transporter as SMTPPool).getSocket = connectWithoutNagle;
-    }
+    this.transport = mail.transport === 'smtp' ? smtpTransport(mail.smtpUrl, config.dependencyTimeoutMs) : null;
   }
 
   async send(mail: CodeMail): Promise<MailOutcome> {
@@ -72,6 +67,14 @@ export class Mailer implements OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.transport?.close();
   }
+}
+
+function smtpTransport(smtpUrl: string, timeoutMs: number): Transporter {
+  const transport = createTransport(pooledSmtpUrl(smtpUrl, timeoutMs));
+  // nodemailer's documented getSocket option, set on the transport it built from the URL (an
+  // options object beside a URL would be ignored); a pool and a single connection both read it.
+  (transport.transporter as SMTPPool | SMTPTransport).getSocket = connectWithoutNagle;
+  return transport;
 }
 
 /**
