@@ -1,5 +1,7 @@
 import { createServer, Socket, type Server } from 'node:net';
-import { connectWithoutNagle } from '../../src/platform/mail/mailer';
+import type { AppConfig } from '../../src/config/config';
+import { connectWithoutNagle, Mailer } from '../../src/platform/mail/mailer';
+import { SmtpCatcher } from '../support/smtp-catcher';
 
 /** The socket factory nodemailer's pool uses for every SMTP connection. */
 describe('SMTP connections without Nagle', () => {
@@ -41,5 +43,34 @@ describe('SMTP connections without Nagle', () => {
     const { err, socket } = await connectTo(unused);
     expect(err).toMatchObject({ code: 'ECONNREFUSED' });
     expect(socket).toBeUndefined();
+  });
+
+  it.each(['pool=true', 'pool=false'])('is how the mailer reaches the SMTP server (%s)', async (pool) => {
+    const catcher = await SmtpCatcher.start();
+    // Nagle settings of outgoing connections only, by the port they reach (the catcher's own
+    // accepted sockets live in this process too).
+    const outgoing: Array<{ port: number | undefined; noDelay: boolean | undefined }> = [];
+    const original = Socket.prototype.setNoDelay;
+    const setNoDelay = jest.spyOn(Socket.prototype, 'setNoDelay').mockImplementation(function (
+      this: Socket,
+      noDelay?: boolean,
+    ) {
+      if (this.connecting) this.once('connect', () => outgoing.push({ port: this.remotePort, noDelay }));
+      return original.call(this, noDelay);
+    });
+    const mailer = new Mailer({
+      mail: { transport: 'smtp', smtpUrl: `${catcher.url}?${pool}`, from: 'svc@localhost' },
+      dependencyTimeoutMs: 2000,
+    } as AppConfig);
+    try {
+      const to = 'player@example.com';
+      await expect(mailer.send({ to, subject: 'code', text: 'Your code is 123456.' })).resolves.toBe('sent');
+      expect(await catcher.waitForCode(to)).toBe('123456');
+      expect(outgoing).toContainEqual({ port: Number(new URL(catcher.url).port), noDelay: true });
+    } finally {
+      setNoDelay.mockRestore();
+      mailer.onApplicationShutdown();
+      await catcher.stop();
+    }
   });
 });
