@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../platform/crypto/ids';
 import { AuditEventEntity } from '../platform/database/entities/audit-event.entity';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { UserEntity } from '../platform/database/entities/user.entity';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
 
@@ -23,22 +24,23 @@ export class GuestAccountsRepository {
 
   /**
    * The guest user and its first session row in one statement (atomic on its own, one round
-   * trip: guest creation is the hot unauthenticated path).
+   * trip: guest creation is the hot unauthenticated path). The statement re-checks the client row
+   * the caller was given: still enabled, of the same type and scopes, of an active customer tenant.
+   * Returns null, writing nothing, when the row has changed.
    */
-  async createGuestWithSession(
-    tenantId: string,
-    clientId: string,
-    sessionId: string,
-    ttlSeconds: number,
-  ): Promise<string> {
+  async createGuestWithSession(client: ClientEntity, sessionId: string, ttlSeconds: number): Promise<string | null> {
     const id = newId('usr');
-    await this.db.query(
-      `WITH u AS (INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, 'guest', 'active') RETURNING id)
+    const rows = await this.db.query<unknown[]>(
+      `WITH c AS (
+         SELECT 1 FROM clients c JOIN tenants t ON t.id = c.tenant_id
+          WHERE c.id = $4 AND c.tenant_id = $2 AND c.enabled AND c.type = $6 AND c.scopes = $7::text[]
+            AND t.status = 'active' AND t.kind = 'customer'),
+       u AS (INSERT INTO users (id, tenant_id, kind, status) SELECT $1, $2, 'guest', 'active' FROM c RETURNING id)
        INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
-       SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u`,
-      [id, tenantId, sessionId, clientId, ttlSeconds],
+       SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
+      [id, client.tenantId, sessionId, client.id, ttlSeconds, client.type, client.scopes],
     );
-    return id;
+    return rows.length === 1 ? id : null;
   }
 
   /** The database clock, so "created after the intent" compares like with like. */

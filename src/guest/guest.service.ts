@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
@@ -30,14 +31,14 @@ export class GuestService {
 
   /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
   async create(ctx: GuestRequestContext): Promise<WithFlowCookie<GuestResponse>> {
-    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const recent = await this.clients.resolveRecent(ctx.tenantId, ctx.clientId);
     const domain = `svc:tenant:${ctx.tenantId}`;
     // One slot (the network): both budgets are taken in one round trip, all or none.
     await this.limiter.hit(
       {
         name: 'guest-create-client-ip',
         domain,
-        subject: `${client.id}\0${ctx.ip}`,
+        subject: `${recent.id}\0${ctx.ip}`,
         budget: this.config.rateLimits.guestCreateClientIp,
         slot: ctx.ip,
       },
@@ -51,12 +52,7 @@ export class GuestService {
     );
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();
-      const userId = await this.accounts.createGuestWithSession(
-        ctx.tenantId,
-        client.id,
-        sessionId,
-        this.sessions.ttlFor(client),
-      );
+      const { client, userId } = await this.insertGuest(ctx, recent, sessionId);
       const ttl = this.config.ttl.upgradeProof;
       // The live session and the upgrade proof are independent writes, sent together to save a
       // round trip on the hot path. If either fails nothing is answered: a session whose refresh
@@ -78,6 +74,24 @@ export class GuestService {
       ]);
       return { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens };
     });
+  }
+
+  /**
+   * The insert re-checks the recently read client row; when the row has changed since, it is read
+   * afresh (refusing a client disabled or a tenant deactivated in the meantime) and the insert runs
+   * once more, so guest creation never runs on a stale row.
+   */
+  private async insertGuest(
+    ctx: GuestRequestContext,
+    recent: ClientEntity,
+    sessionId: string,
+  ): Promise<{ client: ClientEntity; userId: string }> {
+    const userId = await this.accounts.createGuestWithSession(recent, sessionId, this.sessions.ttlFor(recent));
+    if (userId) return { client: recent, userId };
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const retried = await this.accounts.createGuestWithSession(client, sessionId, this.sessions.ttlFor(client));
+    if (!retried) throw new AppError('temporarily_unavailable', 'The client changed during the request; try again.');
+    return { client, userId: retried };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { GuestApiError } from '../../../sdk/src/guest-client';
+import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 describe('POST /t/{tenantId}/guest', () => {
@@ -127,6 +128,48 @@ describe('POST /t/{tenantId}/guest', () => {
     const res = await post(tenant, { client_id: client, browser_flow_id: flowId() }).expect(status);
     expect(res.body.error).toBe(error);
     expect((await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(before);
+  });
+
+  describe('with the client row read moments before (guest creation reads it from a 5-second cache)', () => {
+    const clientId = 'cli_changing';
+    beforeEach(async () => {
+      await w.t.pg.query('DELETE FROM sessions WHERE client_id = $1', [clientId]);
+      await w.t.pg.query('DELETE FROM clients WHERE id = $1', [clientId]);
+      await w.t.app.get(ClientsRepository).insert({
+        id: clientId,
+        tenantId: 'acme',
+        name: clientId,
+        type: 'browser',
+        enabled: true,
+        scopes: ['openid', 'offline_access'],
+        redirectUris: ['https://play.acme.example/auth'],
+        secretDigest: null,
+      });
+      // The first guest puts the row in the cache.
+      expect(
+        (await post('acme', { client_id: clientId, browser_flow_id: flowId() }).expect(201)).body.refresh_token,
+      ).toBeDefined();
+    });
+    const users = async () => (await w.t.pg.query('SELECT count(*)::int AS n FROM users')).rows[0].n as number;
+
+    it('refuses a client disabled since at once, writing no user and claiming no flow', async () => {
+      await w.t.pg.query('UPDATE clients SET enabled = false WHERE id = $1', [clientId]);
+      const before = await users();
+      const id = flowId();
+      const res = await post('acme', { client_id: clientId, browser_flow_id: id }).expect(400);
+      expect(res.body.error).toBe('invalid_client');
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(await users()).toBe(before);
+      expect((await w.t.redisKeys()).filter((k) => k.includes(id))).toEqual([]);
+    });
+
+    it('issues what the row allows now when its scopes changed since', async () => {
+      await w.t.pg.query(`UPDATE clients SET scopes = '{openid}' WHERE id = $1`, [clientId]);
+      const res = await post('acme', { client_id: clientId, browser_flow_id: flowId() }).expect(201);
+      expect(res.body.scope).toBe('openid');
+      expect(res.body.refresh_token).toBeUndefined();
+      expect(res.body.id_token).toBeDefined();
+    });
   });
 
   it.each([
