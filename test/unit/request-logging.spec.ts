@@ -62,10 +62,12 @@ describe('request logging', () => {
     expect(line).toMatchObject({ level: 40, msg: 'request aborted', req: { path: '/hang' } });
   });
 
-  it('writes no line for the probes', async () => {
+  it('writes no line for the probes, with or without a query', async () => {
     await get('/healthz', 'id-healthz');
+    await get('/healthz?probe=1', 'id-healthz-query');
     await get('/ok', 'id-after-probe');
     await lineOf('id-after-probe');
     expect(await lineOf('id-healthz')).toHaveLength(0);
+    expect(await lineOf('id-healthz-query')).toHaveLength(0);
   });
 });

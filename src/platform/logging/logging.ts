@@ -80,7 +80,8 @@ export function httpLogging(
   const middleware = (request: Request, res: Response, next: NextFunction): void => {
     const req = request as LoggedRequest;
     req.id = requestId(req, res);
-    if (!unloggedPaths.has(req.url)) {
+    // The path without its query, as host routing matches it.
+    if (!unloggedPaths.has(req.path)) {
       const started = Date.now();
       res.once('close', () => logAnswer(logger, req, res, Date.now() - started));
     }
