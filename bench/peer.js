@@ -6,7 +6,7 @@ const { execFileSync } = require('node:child_process');
 const { createHash, randomBytes, randomInt } = require('node:crypto');
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
-const { spawnServer, ROOT } = require('./service');
+const { prepareDatabase, spawnServer, ROOT } = require('./service');
 
 const PEER_DIR = join(__dirname, 'peer');
 
@@ -77,32 +77,59 @@ function clientCredentialsRequest(peer) {
   };
 }
 
-/** oidc-provider on CPU 0, on the same Redis under a key prefix of its own. */
-async function startPeer({ nodeArgs = [] } = {}) {
-  if (!existsSync(join(PEER_DIR, 'node_modules')))
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEER_DIR, stdio: 'inherit' });
-  const port = 3950 + randomInt(25);
+/**
+ * A token server of the bench on CPU 0 (`script` under `cwd`), on the same Redis under a key
+ * prefix of its own, with one confidential client `clientId` whose secret it reads from
+ * `secretVariable`. Returns its origin, key prefix, Basic header and pid.
+ */
+async function startTokenServer({
+  script,
+  cwd,
+  portBase,
+  keyPrefix,
+  clientId,
+  secretVariable,
+  env = {},
+  nodeArgs = [],
+}) {
+  const port = portBase + randomInt(25);
   const secret = randomBytes(32).toString('base64url');
-  const keyPrefix = `benchpeer${randomBytes(3).toString('hex')}:`;
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    REDIS_KEY_PREFIX: keyPrefix,
-    PEER_CLIENT_SECRET: secret,
-  };
+  const prefix = `${keyPrefix}${randomBytes(3).toString('hex')}:`;
   const origin = `http://localhost:${port}`;
-  const server = await spawnServer(env, [...nodeArgs, join(PEER_DIR, 'server.mjs')], {
-    readyUrl: `${origin}/readyz`,
-    cwd: PEER_DIR,
-  });
+  const server = await spawnServer(
+    {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: prefix,
+      [secretVariable]: secret,
+    },
+    [...nodeArgs, script],
+    { readyUrl: `${origin}/readyz`, cwd },
+  );
   return {
     origin,
-    keyPrefix,
-    basic: `Basic ${Buffer.from(`bench:${secret}`).toString('base64')}`,
+    keyPrefix: prefix,
+    basic: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
     pid: server.pid,
     stop: server.stop,
   };
+}
+
+/** oidc-provider, installed from its own lockfile on first use. */
+async function startPeer({ nodeArgs = [] } = {}) {
+  if (!existsSync(join(PEER_DIR, 'node_modules')))
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEER_DIR, stdio: 'inherit' });
+  return startTokenServer({
+    script: join(PEER_DIR, 'server.mjs'),
+    cwd: PEER_DIR,
+    portBase: 3950,
+    keyPrefix: 'benchpeer',
+    clientId: 'bench',
+    secretVariable: 'PEER_CLIENT_SECRET',
+    nodeArgs,
+  });
 }
 
 /** The framework's floor: a bare NestJS + Express app with one static route, on CPU 0. */
@@ -116,4 +143,23 @@ async function startBareNest() {
   return { origin, pid: server.pid, stop: server.stop };
 }
 
-module.exports = { startPeer, startBareNest, peerSignIn, clientCredentialsRequest };
+/**
+ * The lower bound (bench/lower-bound.js), with a database of its own. `refreshChain()` seeds one
+ * refresh token for a rotation chain.
+ */
+async function startLowerBound() {
+  const server = await startTokenServer({
+    script: join(__dirname, 'lower-bound.js'),
+    cwd: ROOT,
+    portBase: 3860,
+    keyPrefix: 'benchfloor',
+    clientId: 'cli_console',
+    secretVariable: 'LOWER_BOUND_CLIENT_SECRET',
+    env: { DATABASE_URL: await prepareDatabase('svc_auth_bench_lower') },
+  });
+  const refreshChain = async () =>
+    (await (await fetch(`${server.origin}/seed`, { method: 'POST' })).json()).refresh_token;
+  return { ...server, refreshChain };
+}
+
+module.exports = { startPeer, startBareNest, startLowerBound, peerSignIn, clientCredentialsRequest };

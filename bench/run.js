@@ -4,7 +4,9 @@
 // is panva's oidc-provider configured for the same work (bench/peer), the static route's
 // counterpart a bare NestJS app (bench/bare-nest.js). Prints both, the ratio, met/missed per
 // target, and writes bench/out/latest.json. The machine is shared and noisy, so the targets are
-// ratios of one run, never absolute numbers.
+// ratios of one run, never absolute numbers. BENCH_LOWER_BOUND=1 adds a third side to guest
+// creation and the refresh grant: bench/lower-bound.js, the least a route on this stack can do for
+// them, so a missed target can be told apart from one no implementation on the stack could meet.
 'use strict';
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
@@ -13,7 +15,7 @@ const { join } = require('node:path');
 const autocannon = require('autocannon');
 const Redis = require('ioredis');
 const service = require('./service');
-const { startPeer, startBareNest, peerSignIn, clientCredentialsRequest } = require('./peer');
+const { startPeer, startBareNest, startLowerBound, peerSignIn, clientCredentialsRequest } = require('./peer');
 
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const DURATION = Number(process.env.BENCH_SECONDS || 5);
@@ -23,6 +25,7 @@ const SIGN_IN_CONCURRENCY = 10;
 const OUT = join(__dirname, 'out');
 // BENCH_PROFILE=1: our server and the peer write V8 CPU profiles into bench/out/profiles.
 const PROFILE_ARGS = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
+const LOWER_BOUND = process.env.BENCH_LOWER_BOUND === '1';
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
@@ -144,14 +147,15 @@ async function main() {
   const { ctx, pid, stop } = await service.startService({ nodeArgs: PROFILE_ARGS });
   const peer = await startPeer({ nodeArgs: PROFILE_ARGS });
   const bare = await startBareNest();
+  const lower = LOWER_BOUND ? await startLowerBound() : null;
   const { authOrigin, consoleOrigin } = ctx;
-  const host = new URL(authOrigin).host;
   const tag = randomBytes(3).toString('hex');
   const scenarios = [];
   const scenario = async (name, peerName, target, measure) => {
     if (!wanted(name)) return;
-    const [ours, theirs] = await measure();
-    scenarios.push({ name, peerName, target, ours, peer: theirs, ratio: ours.rps / theirs.rps });
+    const [ours, theirs, floor] = await measure();
+    const lowerBound = floor ? { ...floor, ratio: floor.rps / theirs.rps } : undefined;
+    scenarios.push({ name, peerName, target, ours, peer: theirs, ratio: ours.rps / theirs.rps, lowerBound });
     service.log(`${name}: ${ours.rps.toFixed(0)}/s vs ${peerName} ${theirs.rps.toFixed(0)}/s`);
   };
 
@@ -185,37 +189,45 @@ async function main() {
     const peerPool = await chainPool((i) => peerSignIn(peer, `acc_chain_${tag}_${i}`));
     const ourToken = `${authOrigin}/management-auth/token`;
     const peerToken = `${peer.origin}/token`;
-    return compareHttp([
+    const sides = [
       { pid, opts: () => ({ url: ourToken, requests: [service.refreshChainRequest(ourToken, ctx.basic, ourPool)] }) },
       {
         pid: peer.pid,
         opts: () => ({ url: peerToken, requests: [service.refreshChainRequest(peerToken, peer.basic, peerPool)] }),
       },
-    ]);
+    ];
+    if (lower) {
+      const lowerPool = await chainPool(async () => ({ refresh_token: await lower.refreshChain() }));
+      const lowerToken = `${lower.origin}/management-auth/token`;
+      sides.push({
+        pid: lower.pid,
+        opts: () => ({ url: lowerToken, requests: [service.refreshChainRequest(lowerToken, lower.basic, lowerPool)] }),
+      });
+    }
+    return compareHttp(sides);
   });
 
+  const guestCreation = (origin) => ({
+    url: `${origin}/t/bench/guest`,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          headers: { 'content-type': 'application/json', host: new URL(origin).host },
+          body: JSON.stringify({
+            client_id: 'cli_bench',
+            browser_flow_id: `flw_${randomBytes(12).toString('base64url')}`,
+          }),
+        }),
+      },
+    ],
+  });
   await scenario('POST /t/{tenant}/guest', 'client_credentials, RS256 JWT', 1.0, () =>
     compareHttp([
-      {
-        pid,
-        opts: {
-          url: `${authOrigin}/t/bench/guest`,
-          requests: [
-            {
-              method: 'POST',
-              setupRequest: (req) => ({
-                ...req,
-                headers: { 'content-type': 'application/json', host },
-                body: JSON.stringify({
-                  client_id: 'cli_bench',
-                  browser_flow_id: `flw_${randomBytes(12).toString('base64url')}`,
-                }),
-              }),
-            },
-          ],
-        },
-      },
+      { pid, opts: guestCreation(authOrigin) },
       { pid: peer.pid, opts: { url: `${peer.origin}/token`, ...clientCredentialsRequest(peer) } },
+      ...(lower ? [{ pid: lower.pid, opts: guestCreation(lower.origin) }] : []),
     ]),
   );
 
@@ -227,8 +239,8 @@ async function main() {
   );
 
   const rss = { ours: service.peakRssMb(pid), peer: service.peakRssMb(peer.pid) };
-  await Promise.all([bare.stop(), peer.stop(), stop()]);
-  await dropKeys([ctx.redisKeyPrefix, peer.keyPrefix]);
+  await Promise.all([bare.stop(), peer.stop(), stop(), lower?.stop()]);
+  await dropKeys([ctx.redisKeyPrefix, peer.keyPrefix, ...(lower ? [lower.keyPrefix] : [])]);
   report(scenarios, rss);
 }
 
@@ -256,7 +268,7 @@ function report(scenarios, rss) {
     value: `${fmt(rss.ours)} vs ${fmt(rss.peer)} MB`,
     met: rss.ours <= rss.peer,
   });
-  const non2xx = scenarios.reduce((a, s) => a + s.ours.non2xx + s.peer.non2xx, 0);
+  const non2xx = scenarios.reduce((a, s) => a + s.ours.non2xx + s.peer.non2xx + (s.lowerBound?.non2xx ?? 0), 0);
   targets.push({ name: 'zero non-2xx (ours and the peer)', value: String(non2xx), met: non2xx === 0 });
 
   const head = [
@@ -274,20 +286,24 @@ function report(scenarios, rss) {
     'target',
     'non-2xx',
   ];
-  const rows = scenarios.map((s) => [
-    s.name,
-    fmt(s.ours.rps),
-    fmt(s.ours.p50, 1),
-    fmt(s.ours.p99, 1),
-    fmt(s.ours.cpuUs),
+  const row = (name, ours, s, ratio) => [
+    name,
+    fmt(ours.rps),
+    fmt(ours.p50, 1),
+    fmt(ours.p99, 1),
+    fmt(ours.cpuUs),
     s.peerName,
     fmt(s.peer.rps),
     fmt(s.peer.p50, 1),
     fmt(s.peer.p99, 1),
     fmt(s.peer.cpuUs),
-    `${fmt(s.ratio, 2)}x`,
+    `${fmt(ratio, 2)}x`,
     `${s.target}x`,
-    `${s.ours.non2xx}/${s.peer.non2xx}`,
+    `${ours.non2xx}/${s.peer.non2xx}`,
+  ];
+  const rows = scenarios.flatMap((s) => [
+    row(s.name, s.ours, s, s.ratio),
+    ...(s.lowerBound ? [row('  lower bound (bench/lower-bound.js)', s.lowerBound, s, s.lowerBound.ratio)] : []),
   ]);
   rows.push([
     'peak RSS MB',
@@ -337,6 +353,7 @@ function report(scenarios, rss) {
           ratio: s.ratio,
           target: s.target,
           met: s.ratio >= s.target,
+          ...(s.lowerBound ? { lowerBound: { ...side(s.lowerBound), ratio: s.lowerBound.ratio } } : {}),
         })),
         peakRssMb: rss,
         targets,

@@ -62,12 +62,14 @@ async function startSmtp() {
   };
 }
 
-async function prepareDatabase() {
+/** An empty database `name` (dropped first if a run left it); returns its URL. */
+async function prepareDatabase(name = DB) {
   const c = new Client({ connectionString: `${PG}/postgres` });
   await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-  await c.query(`CREATE DATABASE ${DB}`);
+  await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await c.query(`CREATE DATABASE ${name}`);
   await c.end();
+  return `${PG}/${name}`;
 }
 
 function admin(env, ...args) {
@@ -319,6 +321,7 @@ function refreshChainRequest(tokenUrl, basic, pool) {
 }
 
 module.exports = {
+  prepareDatabase,
   startService,
   spawnServer,
   pinLoadGenerator,
