@@ -4,8 +4,8 @@
 // is panva's oidc-provider configured for the same work (bench/peer), the static route's
 // counterpart a bare NestJS app (bench/bare-nest.js). Prints both, the ratio, met/missed per
 // target, and writes bench/out/latest.json. The machine is shared and noisy, so the targets are
-// ratios of one run, never absolute numbers. BENCH_LOWER_BOUND=1 adds a third side to guest
-// creation and the refresh grant: bench/lower-bound.js, the least a route on this stack can do for
+// ratios of one run, never absolute numbers. BENCH_LOWER_BOUND=1 adds a third side to the static
+// route, guest creation and the refresh grant: bench/lower-bound.js, the least a route on this stack can do for
 // them, so a missed target can be told apart from one no implementation on the stack could meet.
 'use strict';
 const { randomBytes } = require('node:crypto');
@@ -163,6 +163,7 @@ async function main() {
     compareHttp([
       { pid, opts: { url: `${authOrigin}/healthz` } },
       { pid: bare.pid, opts: { url: `${bare.origin}/healthz` } },
+      ...(lower ? [{ pid: lower.pid, opts: { url: `${lower.origin}/healthz` } }] : []),
     ]),
   );
 
