@@ -49,6 +49,15 @@ export function createRedis(config: RedisSettings): RedisClient {
   return client;
 }
 
+/** Resolves when `client` is ready, connecting it first when it waits to be used (a cluster's node connections are lazy). */
+export function whenReady(client: RedisClient): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    client.once('ready', () => resolve());
+    if (client.status === 'wait') client.connect().catch(() => undefined);
+  });
+}
+
 @Global()
 @Module({
   providers: [
@@ -72,13 +81,14 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
 
   /**
    * Waits (bounded) for the first connection before the service accepts traffic, so a fresh
-   * instance does not answer 503 while a cluster client is still discovering its slots. If
-   * Redis stays away the service starts anyway and fails closed per request. Refuses to start
-   * on a Redis that evicts keys (contract section 10); every later connection (a failover) is
-   * checked again and /readyz reports what it found.
+   * instance does not answer 503 while a cluster client is still discovering its slots or
+   * connecting to a master (without an offline queue, a command for a master whose connection
+   * is not up yet fails). If Redis stays away the service starts anyway and fails closed per
+   * request. Refuses to start on a Redis that evicts keys (contract section 10); every later
+   * connection (a failover) is checked again and /readyz reports what it found.
    */
   async onApplicationBootstrap(): Promise<void> {
-    const ready = this.redis.status === 'ready' || (await this.firstConnection());
+    const ready = await this.firstConnection();
     this.redis.on('ready', () => void this.evictionPolicy.check().catch(() => undefined));
     if (!ready) {
       this.logger.warn('redis not ready at start-up; requests fail closed until it is');
@@ -92,14 +102,21 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private firstConnection(): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.config.dependencyTimeoutMs * 5);
-      this.redis.once('ready', () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
+  private async firstConnection(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.config.dependencyTimeoutMs * 5);
     });
+    const connected = async (): Promise<true> => {
+      await whenReady(this.redis);
+      if (this.redis instanceof Cluster) await Promise.all(this.redis.nodes('master').map(whenReady));
+      return true;
+    };
+    try {
+      return await Promise.race([connected(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Redis, { Cluster } from 'ioredis';
 import { Client } from 'pg';
 import { createApp } from '../../../src/app.setup';
 import { loadConfig } from '../../../src/config/config';
 import { ControlPlaneSeedService } from '../../../src/directory/control-plane-seed.service';
+import { REDIS, type RedisClient, whenReady } from '../../../src/platform/redis/redis.module';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
-import { freePort, testEnv } from '../../support/test-app';
+import { freePort, REDIS_URL, startTestApp, testEnv } from '../../support/test-app';
 
 /** Spec 1.6: a missing or conflicting control-plane seed stops the service at start-up. */
 describe('start-up checks of the control-plane seed', () => {
@@ -235,5 +237,34 @@ describe('admin CLI (compiled, as operators run it)', () => {
     await pg.end();
     expect(rows).toHaveLength(1);
     expect(rows[0].client_secret_sealed).not.toContain('s3cret');
+  });
+});
+
+/**
+ * Start-up waits for Redis (RedisModule): a command for a connection that is not up yet fails
+ * without an offline queue, and a cluster client connects to its masters lazily, so a fresh
+ * instance would answer its first requests with 503.
+ */
+describe('start-up waits for every Redis connection', () => {
+  it('connects a lazy connection before calling it ready', async () => {
+    const lazy = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false });
+    try {
+      expect(lazy.status).toBe('wait');
+      await whenReady(lazy);
+      expect(lazy.status).toBe('ready');
+    } finally {
+      lazy.disconnect();
+    }
+  });
+
+  it('accepts traffic with every connection up, each master of a cluster included', async () => {
+    const t = await startTestApp();
+    try {
+      const redis = t.app.get<RedisClient>(REDIS);
+      const connections = redis instanceof Cluster ? redis.nodes('master') : [redis];
+      expect(connections.map((c) => c.status)).toEqual(connections.map(() => 'ready'));
+    } finally {
+      await t.close();
+    }
   });
 });
