@@ -22,14 +22,15 @@ export class TenantClients {
   /** The client as PostgreSQL has it now: a disabled client or an inactive tenant is refused at once. */
   async resolve(tenantId: string, clientId: string): Promise<ClientEntity> {
     const { tenantActive, client } = await this.clients.findEnabledOfActiveTenant(tenantId, clientId);
+    if (tenantActive && client && (client.type === 'browser' || client.type === 'native')) {
+      this.recent.set(key(tenantId, clientId), client);
+      return client;
+    }
     this.recent.delete(key(tenantId, clientId));
     if (!tenantActive) throw new AppError('tenant_not_found');
     // Unknown, disabled and another tenant's client look the same: 400 invalid_client in a guest
     // body (contract section 2), not the 401 of failed client authentication.
-    if (!client || (client.type !== 'browser' && client.type !== 'native'))
-      throw new AppError('invalid_client', 'The client is unknown or disabled.', { status: 400 });
-    this.recent.set(key(tenantId, clientId), client);
-    return client;
+    throw new AppError('invalid_client', 'The client is unknown or disabled.', { status: 400 });
   }
 
   /**
