@@ -36,6 +36,10 @@ export interface AppConfig {
   readonly privacyKeys: readonly Buffer[];
   /** Audit rows older than this many days are purged (contract 12). */
   readonly auditRetentionDays: number;
+  /** Guests without a credential are purged this many days after their last session ended (contract 13). */
+  readonly guestRetentionDays: number;
+  /** Customer sessions (contract 13): they slide on every refresh, so players who play keep them. */
+  readonly customerSessions: CustomerSessionSettings;
   readonly signingKeys: readonly JWK[];
   readonly ttl: Readonly<{
     managementAccessToken: number;
@@ -48,7 +52,6 @@ export interface AppConfig {
     providerProof: number;
     linkingIntent: number;
     controlPlaneSession: number;
-    guestSession: number;
   }>;
   readonly rateLimits: RateLimitConfig;
   readonly mail: MailConfig;
@@ -56,6 +59,15 @@ export interface AppConfig {
   readonly logLevel: string;
   /** Bound on every outbound call (Redis, PostgreSQL, SMTP, HTTP), in milliseconds. */
   readonly dependencyTimeoutMs: number;
+}
+
+export interface CustomerSessionSettings {
+  /** Seconds a session lives after its last refresh (or its creation). */
+  readonly idleTtl: number;
+  /** Seconds a session may live from its creation, however often it refreshes; null: no cap. */
+  readonly absoluteTtl: number | null;
+  /** Seconds in which the last rotated refresh token answers its successor again; 0: never. */
+  readonly refreshReuseInterval: number;
 }
 
 export type MailConfig =
@@ -125,11 +137,6 @@ const SPEC_TTL = {
   LINKING_INTENT_TTL: 600,
   /** A control-plane session ends with the console session it serves (spec 8: absolute 24 h). */
   CONTROL_PLANE_SESSION_TTL: 86_400,
-  /**
-   * Guest sessions live 30 days from creation (the refresh token's absolute lifetime): long
-   * enough for a player to come back to a game, short enough that abandoned guests age out.
-   */
-  GUEST_SESSION_TTL: 2_592_000,
 } as const;
 
 /** Production defaults; a burst of a few hundred guest creations from one IP is throttled. */
@@ -315,6 +322,24 @@ function readAuditRetention(r: Reader): number {
   return r.int('AUDIT_RETENTION_DAYS', 365, 1, 36_500);
 }
 
+function readGuestRetention(r: Reader): number {
+  return r.int('GUEST_RETENTION_DAYS', 7, 0, 36_500);
+}
+
+/**
+ * Contract 13: customer sessions are not spec lifetimes, so any positive number is accepted. A
+ * guest who never linked a credential has nothing but its session: the defaults keep a player who
+ * comes back within three months, and a retry or a second tab within 30 s keeps the session.
+ */
+function readCustomerSessions(r: Reader): CustomerSessionSettings {
+  const absolute = r.raw('CUSTOMER_SESSION_ABSOLUTE_TTL');
+  return {
+    idleTtl: r.int('CUSTOMER_SESSION_IDLE_TTL', 7_776_000, 1, 2 ** 31 - 1),
+    absoluteTtl: absolute === undefined ? null : r.int('CUSTOMER_SESSION_ABSOLUTE_TTL', 0, 1, 2 ** 31 - 1),
+    refreshReuseInterval: r.int('REFRESH_REUSE_INTERVAL', 30, 0, 3600),
+  };
+}
+
 /** DATABASE_URL alone: what the admin CLI's PostgreSQL-only commands need (contract 12). */
 export function loadDatabaseSettings(env: Env): DatabaseSettings {
   return readPart(env, readDatabase);
@@ -334,6 +359,10 @@ export function loadConsoleClientSettings(env: Env): ConsoleClientSettings {
 
 export function loadAuditRetentionDays(env: Env): number {
   return readPart(env, readAuditRetention);
+}
+
+export function loadGuestRetentionDays(env: Env): number {
+  return readPart(env, readGuestRetention);
 }
 
 function parseSigningKeys(r: Reader): JWK[] {
@@ -430,6 +459,8 @@ export function loadConfig(env: Env): AppConfig {
     privacyKey: privacyKeys[0] ?? Buffer.alloc(0),
     privacyKeys,
     auditRetentionDays: readAuditRetention(r),
+    guestRetentionDays: readGuestRetention(r),
+    customerSessions: readCustomerSessions(r),
     signingKeys: parseSigningKeys(r),
     ttl: {
       managementAccessToken: r.ttl('MANAGEMENT_ACCESS_TOKEN_TTL'),
@@ -442,7 +473,6 @@ export function loadConfig(env: Env): AppConfig {
       providerProof: r.ttl('PROVIDER_PROOF_TTL'),
       linkingIntent: r.ttl('LINKING_INTENT_TTL'),
       controlPlaneSession: r.ttl('CONTROL_PLANE_SESSION_TTL'),
-      guestSession: r.ttl('GUEST_SESSION_TTL'),
     },
     rateLimits: {
       enabled: rateLimitsRaw !== 'off',

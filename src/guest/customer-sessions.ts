@@ -11,11 +11,13 @@ import { CustomerTokens } from './customer-tokens';
 
 /**
  * Contract section 10: without `offline_access` nothing can ever refresh a session, so it lives
- * no longer than its access token, in Redis and in its row. Otherwise every anonymous guest
- * creation would hold state for GUEST_SESSION_TTL (30 days).
+ * no longer than its access token, in Redis and in its row. Otherwise a session starts with its
+ * idle lifetime (contract 13), capped by the absolute one, and each refresh slides it.
  */
-export function customerSessionTtl(client: ClientEntity, config: Pick<AppConfig, 'ttl'>): number {
-  return client.scopes.includes('offline_access') ? config.ttl.guestSession : config.ttl.guestAccessToken;
+export function customerSessionTtl(client: ClientEntity, config: Pick<AppConfig, 'ttl' | 'customerSessions'>): number {
+  if (!client.scopes.includes('offline_access')) return config.ttl.guestAccessToken;
+  const { idleTtl, absoluteTtl } = config.customerSessions;
+  return absoluteTtl === null ? idleTtl : Math.min(idleTtl, absoluteTtl);
 }
 
 export interface CustomerTokenSet {

@@ -46,8 +46,9 @@ describe('configuration (contract section 1)', () => {
       providerProof: 300,
       linkingIntent: 600,
       controlPlaneSession: 86400,
-      guestSession: 2592000,
     });
+    expect(c.customerSessions).toEqual({ idleTtl: 7_776_000, absoluteTtl: null, refreshReuseInterval: 30 });
+    expect(c.guestRetentionDays).toBe(7);
     expect(c.rateLimits.enabled).toBe(true);
   });
 
@@ -96,7 +97,18 @@ describe('configuration (contract section 1)', () => {
     expect(problemsOf(env({ CONTROL_PLANE_SESSION_TTL: '86401' }))).toEqual([
       'CONTROL_PLANE_SESSION_TTL: must be an integer from 1 to 86400',
     ]);
-    expect(loadConfig(env({ GUEST_SESSION_TTL: '3600' })).ttl.guestSession).toBe(3600);
+  });
+
+  it('accepts any positive customer session lifetime, and 0 to turn the reuse interval off (contract 13)', () => {
+    const c = loadConfig(
+      env({ CUSTOMER_SESSION_IDLE_TTL: '5', CUSTOMER_SESSION_ABSOLUTE_TTL: '31536000', REFRESH_REUSE_INTERVAL: '0' }),
+    );
+    expect(c.customerSessions).toEqual({ idleTtl: 5, absoluteTtl: 31_536_000, refreshReuseInterval: 0 });
+    expect(problemsOf(env({ CUSTOMER_SESSION_IDLE_TTL: '0', CUSTOMER_SESSION_ABSOLUTE_TTL: 'never' }))).toEqual([
+      'CUSTOMER_SESSION_IDLE_TTL: must be an integer from 1 to 2147483647',
+      'CUSTOMER_SESSION_ABSOLUTE_TTL: must be an integer from 1 to 2147483647',
+    ]);
+    expect(loadConfig(env({ GUEST_RETENTION_DAYS: '0' })).guestRetentionDays).toBe(0);
   });
 
   it('requires CONSOLE_SESSION_KEY to be exactly 32 bytes of base64url', () => {
