@@ -13,7 +13,7 @@ export class SessionRecordsRepository {
    * builder cost more CPU than the statement.
    */
   async record(
-    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt' | 'expiresAt'>,
+    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt' | 'expiresAt' | 'lastUsedAt'>,
     ttlSeconds: number,
     m: EntityManager = this.records.manager,
   ): Promise<void> {
@@ -37,6 +37,30 @@ export class SessionRecordsRepository {
       [sessionId, userId],
     );
     return affected === 1;
+  }
+
+  /**
+   * Contract 13: a refresh extends the session to a fresh idle lifetime, capped by the absolute one
+   * counted from its creation. Returns the new end (the database's clock, which the live session
+   * in Redis is then given too) and the owner; null when the row says the session has ended or
+   * was revoked.
+   */
+  async slide(
+    sessionId: string,
+    lifetime: { idleSeconds: number; absoluteSeconds: number | null },
+  ): Promise<{ userId: string; expiresAtMs: number } | null> {
+    const [rows] = await this.records.manager.query<[Array<{ user_id: string; expires_ms: string }>, number]>(
+      `UPDATE sessions
+          SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
+                                 coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
+              last_used_at = clock_timestamp()
+        WHERE id = $1 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+          AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
+        RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
+      [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds],
+    );
+    const row = rows[0];
+    return row ? { userId: row.user_id, expiresAtMs: Number(row.expires_ms) } : null;
   }
 
   /** Whether a revocation of the session has committed here. */

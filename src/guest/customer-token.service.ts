@@ -1,5 +1,6 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { Injectable, Logger } from '@nestjs/common';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
@@ -15,6 +16,7 @@ export class CustomerTokenService {
   private readonly logger = new Logger('CustomerTokens');
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
     private readonly sessions: SessionStore,
     private readonly records: SessionRecordsRepository,
@@ -36,9 +38,18 @@ export class CustomerTokenService {
     const client = await this.clients.resolve(tenantId, body.client_id);
     // A client without offline_access never received a refresh token to present.
     if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
-    // A session an upgrade has marked is refused once that upgrade committed (spec 4.3 rule 4).
-    const rotated = await this.sessions.rotate(body.refresh_token, { tenantId, clientId: client.id }, (sid) =>
-      this.records.isRevoked(sid),
+    const { idleTtl, absoluteTtl, refreshReuseInterval } = this.config.customerSessions;
+    const rotated = await this.sessions.rotate(
+      body.refresh_token,
+      { tenantId, clientId: client.id },
+      {
+        // A session an upgrade has marked is refused once that upgrade committed (spec 4.3 rule 4).
+        superseded: (sid) => this.records.isRevoked(sid),
+        // Contract 13: two tabs, or a retry after a lost answer, keep the session.
+        reuseIntervalMs: refreshReuseInterval * 1000,
+        // Contract 13: every refresh gives the session a fresh idle lifetime.
+        slide: (sid) => this.records.slide(sid, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }),
+      },
     );
     if (rotated.outcome !== 'rotated') {
       if (rotated.outcome === 'replayed') {

@@ -6,6 +6,7 @@ import { ControlPlaneCore1764000000000 } from '../../../migrations/1764000000000
 import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/1764000001000-sessions-memberships-consents';
 import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100-session-revoked-at';
 import { RetentionAndAudit1764000014000 } from '../../../migrations/1764000014000-retention-and-audit';
+import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
 import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
@@ -38,6 +39,7 @@ export const MIGRATIONS = [
   SessionRevokedAt1764000004100,
   ClientWebOrigins1764000013000,
   RetentionAndAudit1764000014000,
+  SlidingSessions1764000015000,
 ];
 
 /**

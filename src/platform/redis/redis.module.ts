@@ -10,6 +10,11 @@ export type RedisClient = Redis | Cluster;
  * Redis is the authoritative session store, so commands must fail fast instead of queueing
  * while it is away: no offline queue, a command timeout, and a capped reconnect backoff so
  * the service serves again within seconds of Redis returning.
+ *
+ * A command whose connection drops is failed, never sent again after the reconnect (contract 13):
+ * the caller has already answered 503, and a rotation resent behind its back would turn the
+ * caller's retry into a replay. A rotation that did run before the drop or a timeout is covered by
+ * the reuse interval instead.
  */
 export function createRedis(config: RedisSettings): RedisClient {
   const logger = new Logger('Redis');
@@ -18,7 +23,8 @@ export function createRedis(config: RedisSettings): RedisClient {
     enableOfflineQueue: false,
     commandTimeout: config.dependencyTimeoutMs,
     connectTimeout: config.dependencyTimeoutMs,
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(100 * times, 1000),
     lazyConnect: false,
   };

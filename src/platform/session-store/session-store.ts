@@ -1,23 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pseudonymizer, safeEqual, sha256 } from '../crypto/digests';
+import { Pseudonymizer } from '../crypto/digests';
 import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
+import { RefreshTokens, type ParsedRefreshToken } from './refresh-tokens';
 import { UserSessionIndex } from './user-sessions';
 
 /**
  * The authoritative store of live sessions, for the control plane and customer tenants alike.
  *
- * Layout: `s:{sid}`, a hash `tid uid cid scope email gen [guest] [upg] [revoked]`.
+ * Layout: `s:{sid}`, a hash `tid uid cid scope email gen sh [rat] [guest] [upg] [revoked]`.
  *
- * A refresh token is `<sid>.<gen>.<mac>`: the session's generation when it was issued and an HMAC
- * of both under the privacy key. Every rotation raises `gen` by one. Presenting a genuine token
- * of an earlier generation is a replay and revokes the whole session (spec 2.2), however many
- * rotations ago it was issued: the counter is all the store keeps, so replay detection lasts the
- * session's whole life at a constant cost. The MAC is checked before Redis is asked, so nobody
- * who merely knows a session id (it is in every access token) can forge an "old" token to revoke
- * it, and Redis holds nothing from which a token could be rebuilt.
+ * A refresh token is `<sid>.<gen>.<secret>.<mac>` (refresh-tokens.ts): the session's generation
+ * when it was issued, the session's random secret, and an HMAC of all three under the privacy
+ * key. Redis keeps only `sh`, a digest of the secret, so neither configuration plus public ids
+ * (the session id is in every access token) nor a copy of Redis makes a token (contract 13).
+ * Every rotation raises `gen` by one. A genuine token of an earlier generation is a replay and
+ * revokes the whole session (spec 2.2), with one exception for customer sessions (contract 13):
+ * the token rotated last, presented again within the reuse interval (`rat` is when it was
+ * rotated) while its successor is unused (`gen` is still one ahead of it), answers that same
+ * successor. Two tabs, or a retry after a lost answer, then keep the session.
+ *
+ * Customer sessions slide: a rotation moves the key's expiry to the end the caller computed (the
+ * session row's new `expires_at`), so PostgreSQL and Redis agree on when a session ends.
  *
  * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4), counting the upgrades
  * under way: should the revocation after the committed move fail, the refresh grant sees the mark
@@ -26,8 +32,6 @@ import { UserSessionIndex } from './user-sessions';
  * Every session is also listed in its user's index (user-sessions.ts), so deactivating a user
  * revokes all of its sessions at once (contract 12).
  */
-const REFRESH_TOKEN_DOMAIN = 'svc:refresh-token';
-
 export interface SessionView {
   readonly sessionId: string;
   readonly tenantId: string;
@@ -48,28 +52,50 @@ export type RotateResult =
   | { readonly outcome: 'replayed'; readonly sessionId: string; readonly userId: string }
   | { readonly outcome: 'invalid' };
 
-/** Asked only for a session marked by an upgrade: whether that upgrade committed and replaced it. */
-export type SupersededCheck = (sessionId: string) => Promise<boolean>;
+export interface RotateOptions {
+  /** Asked only for a session marked by an upgrade: whether that upgrade committed and replaced it. */
+  readonly superseded?: (sessionId: string) => Promise<boolean>;
+  /** Contract 13: milliseconds in which the token rotated last answers its successor again; 0 or unset: never. */
+  readonly reuseIntervalMs?: number;
+  /**
+   * Contract 13: a sliding session's new end, asked before anything rotates (so a failure leaves
+   * the token as it was); null when the session has ended where the caller keeps it.
+   */
+  readonly slide?: (sessionId: string) => Promise<{ userId: string; expiresAtMs: number } | null>;
+}
 
 const CREATE = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', ARGV[5], 'gen', '0')
+redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', ARGV[5], 'gen', '0', 'sh', ARGV[8])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'guest', ARGV[7]) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
-// Returns {status, tid, uid, cid, scope, email, gen, guest}. A token of another realm or client is
-// 'invalid' before anything changes. Compare-and-swap on the generation makes concurrent use of
-// one refresh token yield exactly one 'ok'; the others present an older generation: a replay.
-// ARGV[4] = '1' once the caller has checked an upgrade mark against PostgreSQL.
+// Returns {status, tid, uid, cid, scope, email, gen, guest}: 'ok' with the generation the answered
+// token names. A token of another realm, client or secret is 'invalid' before anything changes.
+// Compare-and-swap on the generation makes concurrent use of one refresh token yield exactly one
+// rotation; the others present the generation before: a reuse (contract 13) while the interval
+// lasts, else a replay.
+// ARGV: 1 presented gen, 2 tid, 3 cid, 4 '1' once an upgrade mark was checked against PostgreSQL,
+// 5 digest of the presented secret ('' for a token of the format before secrets), 6 now (ms),
+// 7 reuse interval (ms), 8 new expiry (ms since the epoch; '' keeps the TTL), 9 the digest a
+// token without a secret moves to.
 const ROTATE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest', 'sh', 'rat')
 if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
+if ARGV[5] == '' then
+  if s[10] then return {'invalid'} end
+elseif s[10] ~= ARGV[5] then return {'invalid'} end
 local gen = tonumber(s[1])
 local presented = tonumber(ARGV[1])
-if presented == gen then
+local now = tonumber(ARGV[6])
+local reuse = presented == gen - 1 and ARGV[5] ~= '' and s[11] and tonumber(ARGV[7]) > 0 and now - tonumber(s[11]) <= tonumber(ARGV[7])
+if presented == gen or reuse then
   if tonumber(s[8] or '0') > 0 and ARGV[4] ~= '1' then return {'marked'} end
-  redis.call('HSET', KEYS[1], 'gen', gen + 1)
+  if ARGV[8] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[8]) end
+  if reuse then return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen), s[9] or ''} end
+  redis.call('HSET', KEYS[1], 'gen', gen + 1, 'rat', ARGV[6])
+  if ARGV[5] == '' then redis.call('HSET', KEYS[1], 'sh', ARGV[9]) end
   return {'ok', s[2], s[3], s[4], s[5], s[6], tostring(gen + 1), s[9] or ''}
 end
 if presented < gen then
@@ -79,14 +105,14 @@ end
 return {'invalid'}`);
 
 // A session stored by the release before generations (`rth` = sha256 of the token's secret, and a
-// `:used` list) moves to generation 1 on its first refresh, so a deploy signs nobody out and a
-// guest who never linked a credential keeps the account. Its older tokens are then refused as
-// invalid without revoking: that release's bounded history is not carried over.
+// `:used` list) moves to generation 1 and a secret on its first refresh, so a deploy signs nobody
+// out and a guest who never linked a credential keeps the account. Its older tokens are then
+// refused as invalid without revoking: that release's bounded history is not carried over.
 const ROTATE_LEGACY = new RedisScript(`
 local s = redis.call('HMGET', KEYS[1], 'rth', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'gen')
 if not s[1] or s[7] or s[8] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] or s[1] ~= ARGV[1] then return {'invalid'} end
 redis.call('HDEL', KEYS[1], 'rth')
-redis.call('HSET', KEYS[1], 'gen', 1)
+redis.call('HSET', KEYS[1], 'gen', 1, 'sh', ARGV[4], 'rat', ARGV[5])
 redis.call('DEL', KEYS[2])
 return {'ok', s[2], s[3], s[4], s[5], s[6], '1', ''}`);
 
@@ -102,10 +128,13 @@ end
 return existed`);
 
 // RFC 7009 revocation by refresh token: any genuine token of the session's chain (current or
-// rotated) proves possession; the realm and client must match.
+// rotated) proves possession; the realm, client and secret must match.
 const REVOKE_BY_REFRESH = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid', 'uid')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid', 'uid', 'sh')
 if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] or tonumber(ARGV[1]) > tonumber(s[1]) then return 0 end
+if ARGV[4] == '' then
+  if s[5] then return 0 end
+elseif s[5] ~= ARGV[4] then return 0 end
 redis.call('DEL', KEYS[1])
 return s[4]`);
 
@@ -127,12 +156,14 @@ return 1`);
 @Injectable()
 export class SessionStore {
   private readonly users: UserSessionIndex;
+  private readonly tokens: RefreshTokens;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly macs: Pseudonymizer,
+    macs: Pseudonymizer,
   ) {
     this.users = new UserSessionIndex(redis);
+    this.tokens = new RefreshTokens(macs);
   }
 
   newSessionId(): string {
@@ -148,6 +179,7 @@ export class SessionStore {
     session: SessionView,
     ttlSeconds: number,
   ): Promise<{ created: true; refreshToken: string } | { created: false }> {
+    const { secret, digest } = this.tokens.newSecret();
     const [created, indexed] = await Promise.all([
       CREATE.run(
         this.redis,
@@ -160,13 +192,14 @@ export class SessionStore {
           session.email,
           String(ttlSeconds),
           session.guest === undefined ? '' : session.guest ? '1' : '0',
+          digest,
         ],
       ),
-      this.users.add(session.userId, session.sessionId, ttlSeconds),
+      this.users.add(session.userId, session.sessionId, Date.now() + ttlSeconds * 1000),
     ]);
     if (created === 1 && !indexed) await this.revoke(session.sessionId, { tombstone: true });
     return created === 1 && indexed
-      ? { created: true, refreshToken: this.token(session.sessionId, 0) }
+      ? { created: true, refreshToken: this.tokens.make(session.sessionId, 0, secret) }
       : { created: false };
   }
 
@@ -202,60 +235,89 @@ export class SessionStore {
   }
 
   /**
-   * The rotating refresh (spec 2.2). `superseded` is consulted only for a session an upgrade has
-   * marked; a superseded session is revoked and the token refused.
+   * The rotating refresh (spec 2.2), with contract 13's reuse interval and sliding end when the
+   * caller gives them. A session an upgrade has marked is checked with `superseded`; a superseded
+   * session is revoked and the token refused.
    */
   async rotate(
     refreshToken: string,
     expected: { tenantId: string; clientId: string },
-    superseded?: SupersededCheck,
+    opts: RotateOptions = {},
   ): Promise<RotateResult> {
-    const parsed = this.parse(refreshToken);
-    if (!parsed) return this.rotateLegacy(refreshToken, expected);
+    const parsed = this.tokens.parse(refreshToken);
+    if (!parsed) return { outcome: 'invalid' };
+    // Before anything rotates: should the slide fail, the caller's token is still the current one.
+    const slid = opts.slide ? await opts.slide(parsed.sessionId) : undefined;
+    if (slid === null) {
+      // The row says the session ended or was superseded (an upgrade whose own revocation in Redis
+      // failed): the live session follows it.
+      await this.revoke(parsed.sessionId);
+      return { outcome: 'invalid' };
+    }
+    const expiresAt = slid ? String(slid.expiresAtMs) : '';
+    // The index entry keeps pace with the session, or deactivating the user would miss it.
+    const touched = slid ? this.users.touch(slid.userId, parsed.sessionId, slid.expiresAtMs) : undefined;
+    const [rotated] = await Promise.all([this.rotateParsed(parsed, expected, expiresAt, opts), touched]);
+    return rotated;
+  }
+
+  private async rotateParsed(
+    parsed: ParsedRefreshToken,
+    expected: { tenantId: string; clientId: string },
+    expiresAt: string,
+    opts: RotateOptions,
+  ): Promise<RotateResult> {
+    const sessionId = parsed.sessionId;
+    // A token of an earlier format moves to a secret of the session's own.
+    const moved = parsed.format === 'secret' ? null : this.tokens.newSecret();
+    const secret = moved?.secret ?? (parsed.format === 'secret' ? parsed.secret : '');
+    if (parsed.format === 'digest') {
+      const reply = stringsReply(
+        await ROTATE_LEGACY.run(
+          this.redis,
+          [key(sessionId), `${key(sessionId)}:used`],
+          [parsed.secretDigest, expected.tenantId, expected.clientId, moved?.digest ?? '', Date.now()],
+        ),
+      );
+      return this.rotated(sessionId, reply, secret) ?? { outcome: 'invalid' };
+    }
     const run = async (checked: boolean): Promise<string[]> =>
       stringsReply(
         await ROTATE.run(
           this.redis,
-          [key(parsed.sessionId)],
-          [parsed.generation, expected.tenantId, expected.clientId, checked ? '1' : '0'],
+          [key(sessionId)],
+          [
+            parsed.generation,
+            expected.tenantId,
+            expected.clientId,
+            checked ? '1' : '0',
+            parsed.format === 'secret' ? parsed.secretDigest : '',
+            Date.now(),
+            opts.reuseIntervalMs ?? 0,
+            expiresAt,
+            moved?.digest ?? '',
+          ],
         ),
       );
     let reply = await run(false);
     if (reply[0] === 'marked') {
-      if (!superseded || (await superseded(parsed.sessionId))) {
-        await this.revoke(parsed.sessionId);
+      if (!opts.superseded || (await opts.superseded(sessionId))) {
+        await this.revoke(sessionId);
         return { outcome: 'invalid' };
       }
       reply = await run(true);
     }
-    const rotated = this.rotated(parsed.sessionId, reply);
+    const rotated = this.rotated(sessionId, reply, secret);
     if (rotated) return rotated;
-    const status = reply[0];
     // The replayed session's owner names the subject of the `refresh.replayed` audit row.
     const owner = reply[1];
-    return status === 'replayed' && owner
-      ? { outcome: 'replayed', sessionId: parsed.sessionId, userId: owner }
+    return reply[0] === 'replayed' && owner
+      ? { outcome: 'replayed', sessionId, userId: owner }
       : { outcome: 'invalid' };
   }
 
-  private async rotateLegacy(
-    refreshToken: string,
-    expected: { tenantId: string; clientId: string },
-  ): Promise<RotateResult> {
-    const m = /^(ses_[A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/.exec(refreshToken);
-    if (!m?.[1] || !m[2]) return { outcome: 'invalid' };
-    const reply = stringsReply(
-      await ROTATE_LEGACY.run(
-        this.redis,
-        [key(m[1]), `${key(m[1])}:used`],
-        [sha256(m[2]), expected.tenantId, expected.clientId],
-      ),
-    );
-    return this.rotated(m[1], reply) ?? { outcome: 'invalid' };
-  }
-
   /** The rotated session from a rotation script's `ok` reply; null for any other reply. */
-  private rotated(sessionId: string, reply: string[]): RotateResult | null {
+  private rotated(sessionId: string, reply: string[], secret: string): RotateResult | null {
     const [status, tid, uid, cid, scope, email, gen, guest] = reply;
     if (status !== 'ok' || !tid || !uid || !cid || !gen) return null;
     return {
@@ -269,7 +331,7 @@ export class SessionStore {
         email: email ?? '',
         ...(guest === '1' || guest === '0' ? { guest: guest === '1' } : {}),
       },
-      refreshToken: this.token(sessionId, Number(gen)),
+      refreshToken: this.tokens.make(sessionId, Number(gen), secret),
     };
   }
 
@@ -278,12 +340,12 @@ export class SessionStore {
     refreshToken: string,
     expected: { tenantId: string; clientId: string },
   ): Promise<{ sessionId: string; userId: string } | null> {
-    const parsed = this.parse(refreshToken);
-    if (!parsed) return null;
+    const parsed = this.tokens.parse(refreshToken);
+    if (!parsed || parsed.format === 'digest') return null;
     const owner = await REVOKE_BY_REFRESH.run(
       this.redis,
       [key(parsed.sessionId)],
-      [parsed.generation, expected.tenantId, expected.clientId],
+      [parsed.generation, expected.tenantId, expected.clientId, parsed.format === 'secret' ? parsed.secretDigest : ''],
     );
     return typeof owner === 'string' ? { sessionId: parsed.sessionId, userId: owner } : null;
   }
@@ -302,23 +364,6 @@ export class SessionStore {
   /** Takes back this upgrade's mark after it was refused without committing. */
   async unmarkUpgrade(sessionId: string): Promise<void> {
     await UNMARK_UPGRADE.run(this.redis, [key(sessionId)], []);
-  }
-
-  private token(sessionId: string, generation: number): string {
-    return `${sessionId}.${generation}.${this.macs.mac(REFRESH_TOKEN_DOMAIN, `${sessionId}.${generation}`)}`;
-  }
-
-  /** A genuine token's session and generation; null for anything this service did not issue. */
-  private parse(token: string): { sessionId: string; generation: number } | null {
-    const m = /^(ses_[A-Za-z0-9_-]{16,64})\.(0|[1-9]\d{0,8})\.[A-Za-z0-9_-]{43}$/.exec(token);
-    if (!m?.[1] || !m[2]) return null;
-    const generation = Number(m[2]);
-    // Contract 12: a token MACed under an older PRIVACY_KEY of the list stays genuine, so a key
-    // rotation signs nobody out; every candidate is compared so timing does not tell which key.
-    const mac = token.slice(token.lastIndexOf('.') + 1);
-    const macs = this.macs.macs(REFRESH_TOKEN_DOMAIN, `${m[1]}.${generation}`);
-    const genuine = macs.reduce((found, candidate) => safeEqual(mac, candidate) || found, false);
-    return genuine ? { sessionId: m[1], generation } : null;
   }
 }
 

@@ -22,6 +22,14 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1`);
 
+// A sliding session (contract 13) moves its entry's expiry forward; an entry already pruned or
+// removed by a deactivation is not brought back.
+const TOUCH = new RedisScript(`
+if redis.call('ZADD', KEYS[1], 'XX', 'GT', 'CH', ARGV[2], ARGV[1]) == 1 and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return 1`);
+
 const DEACTIVATE = new RedisScript(`
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[1])
 local sids = redis.call('ZRANGE', KEYS[1], 0, -1)
@@ -39,11 +47,16 @@ export class UserSessionIndex {
   constructor(private readonly redis: RedisClient) {}
 
   /** False when the user is marked deactivated: the caller must not keep the session. */
-  async add(userId: string, sessionId: string, ttlSeconds: number): Promise<boolean> {
+  async add(userId: string, sessionId: string, expiresAtMs: number): Promise<boolean> {
     const now = Date.now();
-    const ttlMs = ttlSeconds * 1000;
-    const added = await ADD.run(this.redis, [indexKey(userId), markKey(userId)], [sessionId, now + ttlMs, now, ttlMs]);
+    const ttlMs = Math.max(1, expiresAtMs - now);
+    const added = await ADD.run(this.redis, [indexKey(userId), markKey(userId)], [sessionId, expiresAtMs, now, ttlMs]);
     return added === 1;
+  }
+
+  /** Moves a listed session's expiry to `expiresAtMs`, never backwards. */
+  async touch(userId: string, sessionId: string, expiresAtMs: number): Promise<void> {
+    await TOUCH.run(this.redis, [indexKey(userId)], [sessionId, expiresAtMs, Math.max(1, expiresAtMs - Date.now())]);
   }
 
   /** Marks the user and returns the ids of its indexed live sessions, emptying the index. */

@@ -37,7 +37,7 @@ describe('refresh tokens of the previous release', () => {
   it('rotates once into the new format, and the session goes on', async () => {
     const { sessionId, token } = await legacySession();
     const first = await refresh(token).expect(200);
-    expect(first.body.refresh_token).toMatch(new RegExp(`^${sessionId}\\.1\\.[A-Za-z0-9_-]{43}$`));
+    expect(first.body.refresh_token).toMatch(new RegExp(`^${sessionId}\\.1\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}$`));
     expect(await w.t.redis.hget(`s:{${sessionId}}`, 'rth')).toBeNull();
     expect(await w.t.redis.exists(`s:{${sessionId}}:used`)).toBe(0);
     await refresh(first.body.refresh_token).expect(200);

@@ -11,4 +11,6 @@ export class SessionRecordEntity {
   @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt!: Date | null;
   /** After this the row is history only and `purge` deletes it (contract 12). */
   @Column('timestamptz', { name: 'expires_at' }) expiresAt!: Date;
+  /** The last refresh of a sliding customer session (contract 13); null until the first. */
+  @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt!: Date | null;
 }
