@@ -3,6 +3,7 @@ import {
   loadAuditRetentionDays,
   loadConsoleClientSettings,
   loadDatabaseSettings,
+  loadGuestRetentionDays,
   loadPrivacyKeys,
   loadRedisSettings,
   type ConsoleClientSettings,
@@ -49,6 +50,11 @@ export class CliContext {
 
   auditRetentionDays(): number {
     return loadAuditRetentionDays(this.env);
+  }
+
+  /** GUEST_RETENTION_DAYS: how long `purge` keeps a credential-less guest whose sessions ended. */
+  guestRetentionDays(): number {
+    return loadGuestRetentionDays(this.env);
   }
 
   /** The session store on Redis, once connected (commands fail rather than queue). */

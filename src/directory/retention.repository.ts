@@ -4,10 +4,18 @@ export interface PurgeCounts {
   sessions: number;
   provisional_users: number;
   audit_events: number;
+  guests: number;
+}
+
+export interface RetentionPolicy {
+  /** Audit rows older than this many days go (contract 12). */
+  readonly auditRetentionDays: number;
+  /** Guests without a credential go this many days after their last session ended (contract 13). */
+  readonly guestRetentionDays: number;
 }
 
 /**
- * Retention (contract 12). Each statement deletes one batch of rows it has locked with SKIP
+ * Retention (contract 12, 13). Each statement deletes one batch of rows it has locked with SKIP
  * LOCKED, in its own short transaction: rows another transaction holds (a sign-in, a concurrent
  * purge on another instance) are passed over rather than waited for, so purge never blocks the
  * hot tables and any number of instances may run it at once.
@@ -18,11 +26,40 @@ export class RetentionRepository {
     private readonly batchSize = 1000,
   ) {}
 
-  async purge(auditRetentionDays: number): Promise<PurgeCounts> {
+  async purge(policy: RetentionPolicy): Promise<PurgeCounts> {
+    // Guests first: their session rows are the only record of when they last played, and the
+    // sessions purge below keeps them for that reason (contract 13).
+    const guests = await this.drain(
+      // A guest that never linked a credential has nothing but its sessions. Once every one of them
+      // ended (revoked, else expired; sessions slide, so `expires_at` is the last refresh plus the
+      // idle lifetime) more than the retention ago, nobody can ever sign in as it again: the guest
+      // goes with its session rows, consents and memberships in the same statement. A guest with a
+      // live session, or any user with a credential, is never chosen. A guest row another
+      // transaction holds (an upgrade locks it) is skipped until the next run.
+      `WITH victims AS (
+         SELECT u.id FROM users u
+          WHERE u.kind = 'guest'
+            AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id)
+            AND NOT EXISTS (
+              SELECT 1 FROM sessions s
+               WHERE s.user_id = u.id
+                 AND coalesce(s.revoked_at, s.expires_at) >= now() - make_interval(days => $2))
+          ORDER BY u.created_at LIMIT $1 FOR UPDATE OF u SKIP LOCKED),
+         gone_sessions AS (DELETE FROM sessions WHERE user_id IN (SELECT id FROM victims)),
+         gone_consents AS (DELETE FROM consents WHERE user_id IN (SELECT id FROM victims)),
+         gone_memberships AS (DELETE FROM memberships WHERE user_id IN (SELECT id FROM victims))
+       DELETE FROM users WHERE id IN (SELECT id FROM victims)`,
+      [policy.guestRetentionDays],
+    );
     return {
+      // Expired rows of guests stay: they tell the guest purge when the guest last played, and go
+      // with the guest. Without them a guest would look session-less, and be purged too early.
       sessions: await this.drain(
         `DELETE FROM sessions WHERE id IN (
-           SELECT id FROM sessions WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+           SELECT s.id FROM sessions s
+            WHERE s.expires_at < now()
+              AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.kind = 'guest')
+            LIMIT $1 FOR UPDATE OF s SKIP LOCKED)`,
         [],
       ),
       // A provisional user exists for every email proof or chat callback; one that never became
@@ -44,8 +81,9 @@ export class RetentionRepository {
         `DELETE FROM audit_events WHERE id IN (
            SELECT id FROM audit_events WHERE created_at < now() - make_interval(days => $2)
             LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-        [auditRetentionDays],
+        [policy.auditRetentionDays],
       ),
+      guests,
     };
   }
 

@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail } from './audit-trail.repository';
 
@@ -28,13 +30,18 @@ interface UserRow {
   deactivated_at: Date | null;
 }
 
+/** Who asked for an erasure: an operator (`user delete`, contract 12) or the user (contract 13). */
+export type ErasedBy = 'admin' | 'self';
+
 /**
- * Operator reads and writes of one user (contract 12): look-up, deactivation, erasure. Used by the
- * admin CLI; the service's own paths keep using the identity and session repositories.
+ * Reads and writes of one whole user: look-up, deactivation, erasure. Used by the admin CLI
+ * (contract 12) and by a player's own account endpoints (contract 13); the service's sign-in paths
+ * keep using the identity and session repositories.
  */
+@Injectable()
 export class UserRecordsRepository {
   constructor(
-    private readonly db: DataSource,
+    @InjectDataSource() private readonly db: DataSource,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -76,6 +83,16 @@ export class UserRecordsRepository {
     };
   }
 
+  /** Whether the user exists in that tenant and the tenant is a customer tenant. */
+  async isCustomerUser(tenantId: string, userId: string): Promise<boolean> {
+    const rows = await this.db.query<unknown[]>(
+      `SELECT 1 FROM users u JOIN tenants t ON t.id = u.tenant_id
+        WHERE u.id = $1 AND u.tenant_id = $2 AND t.kind = 'customer'`,
+      [userId, tenantId],
+    );
+    return rows.length === 1;
+  }
+
   /** Session rows that may still be live (their expiry has not passed), newest first. */
   async unexpiredSessions(userId: string): Promise<SessionRow[]> {
     const rows = await this.db.query<Array<{ id: string; client_id: string; created_at: Date; expires_at: Date }>>(
@@ -111,9 +128,12 @@ export class UserRecordsRepository {
   /**
    * Erasure of a customer user (contract 12): identities, consents, session rows and the user row
    * go in one transaction; audit rows keep only ids, and any row that still names one of the
-   * user's addresses or provider subjects loses its data. Returns the session ids it removed.
+   * user's addresses or provider subjects loses its data. `user.deleted` records who asked
+   * (contract 13: `by` is `self` or `admin`). Returns the session ids it removed, or null when the
+   * user is not there (any more: of concurrent erasures, the row lock lets exactly one find it).
+   * Callers go through UserErasure, which revokes the sessions in Redis first.
    */
-  async erase(tenantId: string, userId: string): Promise<string[] | null> {
+  async erase(tenantId: string, userId: string, by: ErasedBy): Promise<string[] | null> {
     return this.db.transaction(async (m) => {
       const locked = await m.query<unknown[]>('SELECT id FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
         userId,
@@ -138,7 +158,7 @@ export class UserRecordsRepository {
           [tenantId, JSON.stringify(value).slice(1, -1)],
         );
       }
-      await this.audit.record({ type: 'user.deleted', tenantId, subject: userId }, m);
+      await this.audit.record({ type: 'user.deleted', tenantId, subject: userId, data: { by } }, m);
       return sessions.map((s) => s.id);
     });
   }

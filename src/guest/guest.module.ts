@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DirectoryModule } from '../directory/directory.module';
+import { UserErasure } from '../directory/user-erasure';
+import { UserRecordsRepository } from '../directory/user-records.repository';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
+import { SessionStore } from '../platform/session-store/session-store';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { BrowserFlows } from './browser-flows';
 import { BrowserFlowsStore } from './browser-flows.store';
@@ -18,6 +21,8 @@ import { GuestAccountsRepository } from './guest-accounts.repository';
 import { GuestBearerAuthenticator } from './guest-bearer.authenticator';
 import { GuestController } from './guest.controller';
 import { GuestService } from './guest.service';
+import { MeController } from './me.controller';
+import { MeService } from './me.service';
 import { TenantClients } from './tenant-clients';
 import { TenantDiscoveryController } from './tenant-discovery.controller';
 import { TenantEmailController } from './tenant-email.controller';
@@ -34,6 +39,7 @@ import { UpgradeService } from './upgrade.service';
     TenantEmailController,
     ChatController,
     CustomerTokenController,
+    MeController,
   ],
   providers: [
     BrowserFlows,
@@ -47,6 +53,14 @@ import { UpgradeService } from './upgrade.service';
     GuestAccountsRepository,
     GuestBearerAuthenticator,
     GuestService,
+    MeService,
+    UserRecordsRepository,
+    // The erasure shared with the admin CLI's `user delete` (contract 13), on the service's stores.
+    {
+      provide: UserErasure,
+      useFactory: (sessions: SessionStore, users: UserRecordsRepository) => new UserErasure(sessions, users),
+      inject: [SessionStore, UserRecordsRepository],
+    },
     TenantClients,
     TenantEmailService,
     TenantWebOrigins,

@@ -1,6 +1,8 @@
 import cors, { type CorsOptions } from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { decodeJwt } from 'jose';
 import { AppError } from '../errors/app-error';
+import { parseBearer } from '../http/bearer-token';
 import type { TenantWebOrigins } from './tenant-web-origins';
 
 const TENANT_PATH = /^\/t\/([^/]+)\/(.+)$/;
@@ -20,7 +22,8 @@ export function registeredCorsOrigin(req: Request): string | undefined {
 
 const CREDENTIALED: CorsOptions = {
   credentials: true,
-  methods: ['POST', 'GET'],
+  // DELETE: a player deletes its own account from the game's page (contract 13, DELETE /me).
+  methods: ['POST', 'GET', 'DELETE'],
   allowedHeaders: ['authorization', 'content-type'],
   optionsSuccessStatus: 204,
 };
@@ -31,10 +34,10 @@ const CREDENTIALED: CorsOptions = {
  * - a request or preflight whose `Origin` is a web origin of an enabled browser client of the
  *   active tenant gets that origin echoed with credentials allowed and `Vary: Origin`; a preflight
  *   names no client, so any browser client of the tenant counts for it; a preflight answers 204
- *   allowing POST, GET and the headers `authorization, content-type`;
- * - a non-GET request whose `Origin` is present but is not a web origin of the `client_id` its
- *   body names is refused with 403 before any handler runs, which also closes cross-site request
- *   forgery on the flow endpoints; requests without `Origin` (servers, native shells) pass;
+ *   allowing POST, GET, DELETE (contract 13) and the headers `authorization, content-type`;
+ * - a non-GET request whose `Origin` is present but is not a web origin of the client it names
+ *   (see clientNamedBy) is refused with 403 before any handler runs, which also closes cross-site
+ *   request forgery on the flow endpoints; requests without `Origin` (servers, native shells) pass;
  * - any other origin gets no CORS headers, so the browser keeps the answer from the page.
  * Mounted after the body parsers, so a form or JSON `client_id` is already read.
  */
@@ -70,8 +73,33 @@ export function tenantCors(origins: TenantWebOrigins): RequestHandler {
 
 function allowed(origins: TenantWebOrigins, req: Request, tenantId: string, origin: string): Promise<boolean> {
   if (SAFE_METHODS.has(req.method)) return origins.isWebOriginOfTenant(tenantId, origin);
+  const clientId = clientNamedBy(req);
+  if (clientId === undefined) return Promise.resolve(false);
+  return origins.isWebOriginOfClient(tenantId, clientId, origin);
+}
+
+/**
+ * The client a non-GET request acts for: the `client_id` of its body, except for a DELETE, which
+ * acts for the client of its bearer token whatever a body says (`DELETE /me`, contract 13: the
+ * Origin must be a web origin of the token's client). That audience is read here before the token
+ * is verified, which is safe: the bearer check that follows verifies the token and refuses it
+ * unless its audience is the client of its live session, so a forged audience gets a request no
+ * further than a 401.
+ */
+function clientNamedBy(req: Request): string | undefined {
+  if (req.method === 'DELETE') return bearerAudience(req);
   const body: unknown = req.body;
   const clientId = typeof body === 'object' && body !== null ? (body as { client_id?: unknown }).client_id : undefined;
-  if (typeof clientId !== 'string') return Promise.resolve(false);
-  return origins.isWebOriginOfClient(tenantId, clientId, origin);
+  return typeof clientId === 'string' ? clientId : undefined;
+}
+
+function bearerAudience(req: Request): string | undefined {
+  const token = parseBearer(req.headers.authorization);
+  if (token === null) return undefined;
+  try {
+    const { aud } = decodeJwt(token);
+    return typeof aud === 'string' ? aud : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -244,6 +244,49 @@ function guestPaths(
         { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) },
       ),
     },
+    '/t/{tenantId}/me': {
+      get: op(
+        'The player’s own account: guest or not, linked credentials (contract 13)',
+        guest,
+        {
+          200: ok(
+            'the account; `email` only for email identities',
+            obj({
+              user: obj({
+                id: str({ pattern: '^usr_' }),
+                guest: { type: 'boolean' },
+                created_at: str({ format: 'date-time' }),
+                identities: {
+                  type: 'array',
+                  items: obj(
+                    {
+                      provider: str({ enum: ['email', 'chat_platform'] }),
+                      provider_subject: str(),
+                      email: str({ description: 'email identities only' }),
+                    },
+                    ['provider', 'provider_subject'],
+                  ),
+                },
+              }),
+            }),
+          ),
+          ...pick(401, 404, 503),
+        },
+        p,
+      ),
+      delete: op(
+        'Delete the player’s own account, guests included: erases it as the admin CLI’s `user delete` does and revokes every session; from a browser, the Origin must be a web origin of the token’s client (contract 13)',
+        guest,
+        {
+          200: ok(
+            'erased; the user’s access and refresh tokens are refused from now on',
+            obj({ deleted: { const: true } }),
+          ),
+          ...pick(401, 403, 404, 503),
+        },
+        p,
+      ),
+    },
     '/t/{tenantId}/email/start': {
       post: op(
         'Send an email verification code',
@@ -364,7 +407,10 @@ const TAGS = [
     description: 'Sign-in of developers to the console: discovery, authorize, email code, tokens.',
   },
   { name: 'management', description: 'The management API: tenants and their clients, for members.' },
-  { name: 'guests', description: 'Guest sessions of a customer tenant, linking intents and upgrade.' },
+  {
+    name: 'guests',
+    description: 'Guest sessions of a customer tenant, linking intents, upgrade, and the player’s own account.',
+  },
   { name: 'guest-proofs', description: 'Email and chat-platform proofs of a credential, and sign-in with one.' },
   { name: 'customer-tokens', description: 'A customer tenant’s discovery, keys, refresh and revocation.' },
   { name: 'console', description: 'The console page and its backend-for-frontend (console host).' },
@@ -392,6 +438,8 @@ const OPERATIONS: Record<string, readonly [operationId: string, tag: string]> = 
   'post /t/{tenantId}/guest': ['createGuest', 'guests'],
   'post /t/{tenantId}/guest/linking-intent': ['createLinkingIntent', 'guests'],
   'post /t/{tenantId}/guest/upgrade': ['upgradeGuest', 'guests'],
+  'get /t/{tenantId}/me': ['getOwnAccount', 'guests'],
+  'delete /t/{tenantId}/me': ['deleteOwnAccount', 'guests'],
   'post /t/{tenantId}/email/start': ['startEmailVerification', 'guest-proofs'],
   'post /t/{tenantId}/email/verify': ['verifyEmailCode', 'guest-proofs'],
   'get /t/{tenantId}/chat/start': ['redirectToChatPlatform', 'guest-proofs'],

@@ -71,6 +71,21 @@ describe('OpenAPI document at /openapi.json', () => {
     expect(Object.keys(doc.paths['/t/{tenantId}/guest/upgrade']?.post?.responses ?? {})).toEqual(
       expect.arrayContaining(['200', '400', '409']),
     );
+    // Contract 13: a player's own account, read and deleted with its bearer token.
+    const me = doc.paths['/t/{tenantId}/me'];
+    expect(Object.keys(me?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '503']));
+    expect(Object.keys(me?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '503']));
+    const account = me?.get?.responses['200'] as {
+      content: Record<string, { schema: { properties: { user: { required: string[] } } } }>;
+    };
+    expect(account.content['application/json']?.schema.properties.user.required.sort()).toEqual([
+      'created_at',
+      'guest',
+      'id',
+      'identities',
+    ]);
+    expect(me?.get?.security).toEqual([{ guestBearer: [] }]);
+    expect(me?.delete?.security).toEqual([{ guestBearer: [] }]);
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops))
         expect({ route: `${method} ${path}`, security: Array.isArray(op.security) }).toEqual({

@@ -72,12 +72,17 @@ export const SETUP_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'purge',
-    usage: 'purge                            (expired sessions, stale provisional users, old audit rows)',
+    usage:
+      'purge                            (expired sessions, stale provisional users, old audit rows, abandoned guests)',
     options: {},
     async run(ctx) {
-      const days = ctx.auditRetentionDays();
-      const purged = await new RetentionRepository(await ctx.db()).purge(days);
-      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', { ...purged, audit_retention_days: days });
+      const policy = { auditRetentionDays: ctx.auditRetentionDays(), guestRetentionDays: ctx.guestRetentionDays() };
+      const purged = await new RetentionRepository(await ctx.db()).purge(policy);
+      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', {
+        ...purged,
+        audit_retention_days: policy.auditRetentionDays,
+        guest_retention_days: policy.guestRetentionDays,
+      });
       return { purged };
     },
   },

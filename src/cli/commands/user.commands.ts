@@ -1,4 +1,5 @@
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
+import { UserErasure } from '../../directory/user-erasure';
 import { UserRecordsRepository } from '../../directory/user-records.repository';
 import { AdminInputError, type AdminCommand } from '../admin-command';
 import type { CliContext } from '../cli-context';
@@ -48,14 +49,11 @@ export const USER_COMMANDS: readonly AdminCommand[] = [
       const user = await findTargetUser(users, v);
       if (user.tenantId === CONTROL_PLANE_TENANT_ID)
         throw new AdminInputError('user delete erases customer users; deactivate a control-plane user instead');
-      // Redis first, so no new session can appear between the erasure and the revocation.
-      const sessions = await ctx.sessions();
-      const recorded = (await users.unexpiredSessions(user.id)).map((s) => s.id);
-      const revoked = await sessions.revokeUser(user.id, recorded);
-      const erased = await users.erase(user.tenantId, user.id);
+      // The same erasure as a player's own DELETE /t/{tenantId}/me (contract 13), by an operator.
+      const erased = await new UserErasure(await ctx.sessions(), users).erase(user.tenantId, user.id, 'admin');
       if (erased === null) throw new AdminInputError(`no user ${user.id} in tenant ${user.tenantId}`);
-      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: revoked.length });
-      return { deleted: { id: user.id, tenant: user.tenantId }, revoked_sessions: revoked.length };
+      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: erased.revokedSessions });
+      return { deleted: { id: user.id, tenant: user.tenantId }, revoked_sessions: erased.revokedSessions };
     },
   },
 ];

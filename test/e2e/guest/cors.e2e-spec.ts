@@ -64,11 +64,12 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       ['the origin of a redirect URI', GAME_REDIRECT_ORIGIN],
       ['an origin given with --web-origins', GAME_WEB_ORIGIN],
       ["another browser client's origin (a preflight names no client)", OTHER_CLIENT_ORIGIN],
-    ])('answers 204 for %s, echoing it with credentials, POST and GET, the two headers', async (_, origin) => {
+    ])('answers 204 for %s, echoing it with credentials, POST, GET and DELETE, the two headers', async (_, origin) => {
       const res = await preflight('/t/acme/guest/linking-intent', origin).expect(204);
       expect(res.headers['access-control-allow-origin']).toBe(origin);
       expect(res.headers['access-control-allow-credentials']).toBe('true');
-      expect(res.headers['access-control-allow-methods']).toBe('POST,GET');
+      // DELETE: a player deletes its own account from the game's page (contract 13).
+      expect(res.headers['access-control-allow-methods']).toBe('POST,GET,DELETE');
       expect(res.headers['access-control-allow-headers']).toBe('authorization,content-type');
       expect(res.headers.vary).toMatch(/\bOrigin\b/);
     });

@@ -1,0 +1,39 @@
+import type { ErasedBy, UserRecordsRepository } from './user-records.repository';
+
+/** What erasure needs of the session store (SessionStore.revokeUser). */
+export interface UserSessionRevoker {
+  /** Revokes every live session of the user, plus the given ids, and refuses new ones. */
+  revokeUser(userId: string, alsoSessionIds: readonly string[]): Promise<string[]>;
+}
+
+export interface Erasure {
+  /** Sessions that were still live in Redis and are revoked now. */
+  readonly revokedSessions: number;
+}
+
+/**
+ * The one ordering of a customer user's erasure, shared by the admin CLI's `user delete`
+ * (contract 12) and `DELETE /t/{tenantId}/me` (contract 13):
+ * 1. Redis first: every live session of the user (its index, plus the unexpired session ids
+ *    PostgreSQL recorded) is revoked and the user is marked so that no new session can join, so
+ *    no session can appear between the erasure and the revocation;
+ * 2. then PostgreSQL erases identities, consents, memberships, session rows and the user in one
+ *    transaction and records `user.deleted` with who asked.
+ * Only a user of that customer tenant is touched: control-plane users are deactivated, never
+ * erased, and a user id named with the wrong tenant revokes nothing. Returns null when there is no
+ * such customer user (any more: of concurrent erasures exactly one finds it).
+ */
+export class UserErasure {
+  constructor(
+    private readonly sessions: UserSessionRevoker,
+    private readonly users: UserRecordsRepository,
+  ) {}
+
+  async erase(tenantId: string, userId: string, by: ErasedBy): Promise<Erasure | null> {
+    if (!(await this.users.isCustomerUser(tenantId, userId))) return null;
+    const recorded = (await this.users.unexpiredSessions(userId)).map((s) => s.id);
+    const revoked = await this.sessions.revokeUser(userId, recorded);
+    const erased = await this.users.erase(tenantId, userId, by);
+    return erased === null ? null : { revokedSessions: revoked.length };
+  }
+}
