@@ -1,22 +1,18 @@
 import type { CookieJar } from './cookie-jar.js';
+import type { RefreshLock } from './refresh-lock.js';
+import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 import type { SecureStorage } from './secure-storage.js';
+import type { SessionEventName, SessionListener } from './session-events.js';
+import { SessionKeeper } from './session-keeper.js';
+import { GuestApiError, type TokenSet } from './tokens.js';
+
+export { GuestApiError, type TokenSet } from './tokens.js';
 
 /**
- * A typed client of the guest API (contract sections 6 and 11) that runs unchanged in browsers
- * (fetch with `credentials: 'include'`, Web Crypto, no Node built-ins) and in Node or native
- * shells (an explicit cookie jar; refresh tokens only through a SecureStorage adapter).
+ * A typed client of the guest API (contract sections 6, 11 and 13) that runs unchanged in browsers
+ * (fetch with `credentials: 'include'`, Web Crypto, Web Locks, no Node built-ins) and in Node or
+ * native shells (an explicit cookie jar; refresh tokens only through a SecureStorage adapter).
  */
-
-/** The token set of guest creation, sign-in, upgrade and refresh (the service's CustomerTokenSet). */
-export interface TokenSet {
-  readonly access_token: string;
-  readonly token_type: 'Bearer';
-  readonly expires_in: number;
-  readonly refresh_token?: string;
-  readonly id_token?: string;
-  readonly scope: string;
-  readonly session_id: string;
-}
 
 export interface GuestCreated extends TokenSet {
   readonly user_id: string;
@@ -37,15 +33,16 @@ export interface Upgraded extends TokenSet {
   };
 }
 
-export class GuestApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly description: string,
-  ) {
-    super(`${status} ${code}: ${description}`);
-    this.name = 'GuestApiError';
-  }
+/** The signed-in player as the service knows it (`GET /t/{tenantId}/me`, contract 13). */
+export interface Player {
+  readonly id: string;
+  readonly guest: boolean;
+  readonly created_at: string;
+  readonly identities: readonly {
+    readonly provider: 'email' | 'chat_platform';
+    readonly provider_subject: string;
+    readonly email?: string;
+  }[];
 }
 
 export interface GuestClientOptions {
@@ -63,6 +60,18 @@ export interface GuestClientOptions {
   /** Continue a flow (after a redirect or a reload); a new one is made otherwise. */
   readonly browserFlowId?: string;
   readonly fetch?: typeof fetch;
+  /**
+   * Renew the access token shortly before it expires, by timer (default true). `stop()` ends it;
+   * `getAccessToken()` renews on demand either way.
+   */
+  readonly autoRefresh?: boolean;
+  /**
+   * How clients sharing the storage take turns to refresh. Default: the storage's own (Web Locks
+   * for `webStorage`, one queue per `MemorySecureStorage`), else one queue for this client.
+   */
+  readonly lock?: RefreshLock;
+  /** Retries of the refresh grant and `me()` on network failures, 503 and 429. */
+  readonly retry?: Partial<RetryPolicy>;
 }
 
 /** A fresh `flw_` id from Web Crypto: 18 random bytes, base64url (contract section 2). */
@@ -73,41 +82,59 @@ export function newBrowserFlowId(): string {
   return `flw_${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
 }
 
-/** The unverified payload of a JWT this client received over TLS from the service. */
-function claimsOf(jwt: string): Record<string, unknown> {
-  const part = jwt.split('.')[1] ?? '';
-  try {
-    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
-    const bytes = Uint8Array.from(json, (c) => c.charCodeAt(0));
-    return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
+type Method = 'GET' | 'POST' | 'DELETE';
 
 export class GuestClient {
   readonly browserFlowId: string;
-  private session: { accessToken: string; sessionId: string; userId: string; guest: boolean } | null = null;
+  private readonly keeper: SessionKeeper;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: GuestClientOptions) {
     this.browserFlowId = opts.browserFlowId ?? newBrowserFlowId();
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.keeper = new SessionKeeper({
+      name: `svc-auth:${opts.tenantId}:${opts.clientId}`,
+      ...(opts.storage ? { storage: opts.storage } : {}),
+      ...(opts.lock ? { lock: opts.lock } : {}),
+      autoRefresh: opts.autoRefresh ?? true,
+      grant: (refreshToken) => this.grant(refreshToken),
+    });
   }
 
   get accessToken(): string | null {
-    return this.session?.accessToken ?? null;
+    return this.keeper.session?.accessToken ?? null;
   }
 
   get userId(): string | null {
-    return this.session?.userId ?? null;
+    return this.keeper.session?.userId ?? null;
   }
 
   get sessionId(): string | null {
-    return this.session?.sessionId ?? null;
+    return this.keeper.session?.sessionId ?? null;
   }
 
   /** The token's `guest` claim: true until the player attaches a credential or signs in. */
   get isGuest(): boolean | null {
-    return this.session?.guest ?? null;
+    return this.keeper.session?.guest ?? null;
+  }
+
+  /**
+   * `session`: the session id changed (created, upgraded, signed in, ended, erased, or taken over
+   * from another tab). `user`: the player changed (another user id, or `guest` flipped). Returns
+   * a function that removes the listener.
+   */
+  on(event: SessionEventName, listener: SessionListener): () => void {
+    return this.keeper.on(event, listener);
+  }
+
+  /** Stops the early-refresh timer (a discarded client, a finished tool). */
+  stop(): void {
+    this.keeper.stop();
+  }
+
+  /** An access token to send to the game's own server: renewed first when it is about to expire. */
+  getAccessToken(): Promise<string> {
+    return this.keeper.accessToken();
   }
 
   /** The flow cookie in the jar (Node and native shells; a browser never shows it to scripts). */
@@ -115,18 +142,16 @@ export class GuestClient {
     return this.opts.cookies?.get(`__Host-svc_flow_${this.browserFlowId}`);
   }
 
-  async createGuest(): Promise<GuestCreated> {
-    const created = await this.post<GuestCreated>('guest', this.flowBody());
-    await this.keep(created);
-    return created;
+  createGuest(): Promise<GuestCreated> {
+    return this.keeper.replace('created', () => this.request<GuestCreated>('POST', 'guest', this.flowBody()));
   }
 
   startEmail(email: string): Promise<{ expires_in: number }> {
-    return this.post('email/start', { ...this.flowBody(), email });
+    return this.request('POST', 'email/start', { ...this.flowBody(), email });
   }
 
   verifyEmail(email: string, code: string): Promise<Proof> {
-    return this.post('email/verify', { ...this.flowBody(), email, code });
+    return this.request('POST', 'email/verify', { ...this.flowBody(), email, code });
   }
 
   /** The URL a top-level navigation opens to prove a chat-platform account (`GET chat/start`). */
@@ -140,7 +165,7 @@ export class GuestClient {
    * (`POST chat/start`); the flow must be under way (after `createGuest`).
    */
   async chatAuthorizeUrl(): Promise<string> {
-    return (await this.post<{ authorize_url: string }>('chat/start', this.flowBody())).authorize_url;
+    return (await this.request<{ authorize_url: string }>('POST', 'chat/start', this.flowBody())).authorize_url;
   }
 
   /**
@@ -159,99 +184,118 @@ export class GuestClient {
     );
   }
 
-  createLinkingIntent(opts: { upgradeProofId?: string } = {}): Promise<{ intent_id: string; expires_in: number }> {
-    return this.post(
-      'guest/linking-intent',
-      { ...this.flowBody(), ...(opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {}) },
-      true,
-    );
+  async createLinkingIntent(
+    opts: { upgradeProofId?: string } = {},
+  ): Promise<{ intent_id: string; expires_in: number }> {
+    const body = { ...this.flowBody(), ...(opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {}) };
+    return this.request('POST', 'guest/linking-intent', body, await this.bearer());
   }
 
   async upgrade(proofId: string): Promise<Upgraded> {
-    const upgraded = await this.post<Upgraded>('guest/upgrade', { ...this.flowBody(), proof_id: proofId }, true);
-    await this.keep(upgraded);
-    return upgraded;
+    const bearer = await this.bearer();
+    return this.keeper.replace('upgraded', () =>
+      this.request<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
+    );
   }
 
-  async signIn(proofId: string): Promise<TokenSet & { user_id: string }> {
-    const signedIn = await this.post<TokenSet & { user_id: string }>('sign-in', {
-      ...this.flowBody(),
-      proof_id: proofId,
-    });
-    await this.keep(signedIn);
-    return signedIn;
+  signIn(proofId: string): Promise<TokenSet & { user_id: string }> {
+    return this.keeper.replace('signed_in', () =>
+      this.request<TokenSet & { user_id: string }>('POST', 'sign-in', { ...this.flowBody(), proof_id: proofId }),
+    );
   }
 
   /**
-   * Rotates the stored refresh token; the old one is spent. `invalid_grant` means the session is
-   * over (revoked, replayed, expired), so the dead token is dropped from storage.
+   * Renews the session now and returns the new token set. Callers at the same time share one
+   * refresh, and tabs of one origin take turns: a tab that finds the token rotated by another
+   * takes over that tab's fresh set. Network failures, 503 and 429 are retried and never cost the
+   * stored token; only `invalid_grant` (revoked, replayed, expired) ends the session, drops the
+   * token and emits `session` and `user` with reason `ended`.
    */
-  async refresh(): Promise<TokenSet> {
-    const refreshToken = await this.opts.storage?.get(this.storageKey());
-    if (!refreshToken) throw new GuestApiError(0, 'no_refresh_token', 'No refresh token in secure storage.');
-    try {
-      const tokens = await this.post<TokenSet>('token', {
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: this.opts.clientId,
-      });
-      await this.keep(tokens);
-      return tokens;
-    } catch (err) {
-      if (err instanceof GuestApiError && err.code === 'invalid_grant') {
-        await this.opts.storage?.delete(this.storageKey());
-        this.session = null;
-      }
-      throw err;
-    }
+  refresh(): Promise<TokenSet> {
+    return this.keeper.refresh();
   }
 
+  /** The player's account: id, whether a guest, creation time and attached credentials. */
+  async me(): Promise<Player> {
+    const bearer = await this.getAccessToken();
+    return (await this.retrying(() => this.request<{ user: Player }>('GET', 'me', undefined, bearer))).user;
+  }
+
+  /**
+   * Erases the player's account (app stores require in-app deletion, guests included): every
+   * session ends, the stored tokens are dropped, and `session` and `user` fire with `deleted`.
+   */
+  async deleteAccount(): Promise<void> {
+    await this.request<{ deleted: true }>('DELETE', 'me', undefined, await this.getAccessToken());
+    await this.keeper.clear('deleted');
+  }
+
+  /** Signs the player out (RFC 7009 revocation) and drops the stored tokens. */
   async revoke(): Promise<void> {
-    const refreshToken = await this.opts.storage?.get(this.storageKey());
-    const token = refreshToken ?? this.session?.accessToken;
-    if (token) await this.post('revoke', { token, client_id: this.opts.clientId });
-    await this.opts.storage?.delete(this.storageKey());
-    this.session = null;
+    const token = (await this.keeper.storedRefreshToken()) ?? this.accessToken;
+    if (token) await this.request('POST', 'revoke', { token, client_id: this.opts.clientId });
+    await this.keeper.clear('revoked');
+  }
+
+  private grant(refreshToken: string): Promise<TokenSet> {
+    const body = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.opts.clientId };
+    // A lost answer is retried with the same token: the service's reuse interval answers it with
+    // the successor it already made (contract 13), so no retry burns the session.
+    return this.retrying(() => this.request<TokenSet>('POST', 'token', body));
+  }
+
+  private retrying<T>(call: () => Promise<T>): Promise<T> {
+    return withRetry(call, (err) => (err instanceof GuestApiError ? err : null), this.retry);
+  }
+
+  /** The access token for a call that needs one; a dead session sends none and is refused. */
+  private async bearer(): Promise<string | undefined> {
+    if (!this.keeper.session) return undefined;
+    return this.getAccessToken().catch(() => this.accessToken ?? undefined);
   }
 
   private flowBody(): { client_id: string; browser_flow_id: string } {
     return { client_id: this.opts.clientId, browser_flow_id: this.browserFlowId };
   }
 
-  private storageKey(): string {
-    return `svc-auth:${this.opts.tenantId}:${this.opts.clientId}:refresh_token`;
-  }
-
-  private async keep(tokens: TokenSet): Promise<void> {
-    const claims = claimsOf(tokens.access_token);
-    this.session = {
-      accessToken: tokens.access_token,
-      sessionId: tokens.session_id,
-      userId: typeof claims.sub === 'string' ? claims.sub : '',
-      guest: claims.guest === true,
-    };
-    if (tokens.refresh_token && this.opts.storage) await this.opts.storage.set(this.storageKey(), tokens.refresh_token);
-  }
-
-  private async post<T>(path: string, body: Record<string, string>, bearer = false): Promise<T> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (bearer && this.session) headers.Authorization = `Bearer ${this.session.accessToken}`;
+  private async request<T>(method: Method, path: string, body?: Record<string, string>, bearer?: string): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (body) headers['Content-Type'] = 'application/json';
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
     const jar = this.opts.cookies;
     const cookie = jar?.header();
     if (cookie !== undefined) headers.Cookie = cookie;
-    const res = await (this.opts.fetch ?? globalThis.fetch)(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
-      method: 'POST',
+    const res = await this.fetchOnce(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
+      method,
       headers,
-      body: JSON.stringify(body),
+      ...(body ? { body: JSON.stringify(body) } : {}),
       // A browser sends and keeps the flow cookie itself; with a jar, this client does.
       credentials: jar ? 'omit' : 'include',
     });
-    if (jar) jar.store(res.headers.getSetCookie());
+    if (jar) jar.store(res.headers.getSetCookie?.() ?? []);
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok) {
       const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
-      throw new GuestApiError(res.status, text(json.error, 'unknown'), text(json.error_description, ''));
+      throw new GuestApiError(
+        res.status,
+        text(json.error, 'unknown'),
+        text(json.error_description, ''),
+        parseRetryAfter(res.headers.get('Retry-After')),
+      );
     }
     return json as T;
+  }
+
+  /** One fetch with the policy's time limit; no answer in time is a network failure (status 0). */
+  private async fetchOnce(url: string, init: RequestInit): Promise<Response> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.retry.timeoutMs);
+    try {
+      return await (this.opts.fetch ?? globalThis.fetch)(url, { ...init, signal: abort.signal });
+    } catch (err) {
+      throw new GuestApiError(0, 'network_error', err instanceof Error ? err.message : String(err));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -1,3 +1,5 @@
+import { originLock, processLock, type RefreshLock } from './refresh-lock.js';
+
 /**
  * Where refresh tokens are kept (spec 4.3 rule 4): the platform keystore in a native game
  * (Keychain, Android Keystore, a console's secure save area). The client never keeps a refresh
@@ -7,11 +9,18 @@ export interface SecureStorage {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * How the clients sharing this store take turns to refresh (contract 13). Without one, each
+   * client queues its own calls only: right for a store that one client uses.
+   */
+  readonly lock?: RefreshLock;
 }
 
 /** For tests and short-lived tools only: a process-memory store. */
 export class MemorySecureStorage implements SecureStorage {
   private readonly values = new Map<string, string>();
+  /** Clients given the same store share its tokens, so they share its queue too. */
+  readonly lock: RefreshLock = processLock();
 
   get(key: string): Promise<string | null> {
     return Promise.resolve(this.values.get(key) ?? null);
@@ -33,6 +42,10 @@ export class MemorySecureStorage implements SecureStorage {
  * (`localStorage` to survive a reload and a restart, `sessionStorage` for one tab), where any
  * script of the page's origin can read it: use it only on a page whose Content-Security-Policy
  * admits no third-party script, or keep no refresh token at all (omit `storage`).
+ *
+ * `localStorage` is shared by the origin's tabs, so they take turns to refresh through Web Locks
+ * (or, where a browser lacks them, a lease kept in the same storage): two tabs never present the
+ * same refresh token.
  */
 export function webStorage(storage: {
   getItem(key: string): string | null;
@@ -43,5 +56,6 @@ export function webStorage(storage: {
     get: (key) => Promise.resolve(storage.getItem(key)),
     set: (key, value) => Promise.resolve(storage.setItem(key, value)),
     delete: (key) => Promise.resolve(storage.removeItem(key)),
+    lock: originLock(storage),
   };
 }

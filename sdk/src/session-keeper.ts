@@ -1,0 +1,325 @@
+import { decodeStoredSession, encodeStoredSession, type StoredSession } from './stored-session.js';
+import { processLock, type RefreshLock } from './refresh-lock.js';
+import type { SecureStorage } from './secure-storage.js';
+import {
+  SessionEvents,
+  type SessionChangeReason,
+  type SessionEventName,
+  type SessionListener,
+  type SessionState,
+} from './session-events.js';
+import { GuestApiError, noRefreshToken, type TokenSet } from './tokens.js';
+
+/** The session a client holds: its access token and what the token says about the player. */
+export interface HeldSession {
+  readonly accessToken: string;
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly guest: boolean;
+  readonly scope: string;
+  readonly idToken?: string;
+  /** Epoch milliseconds. */
+  readonly expiresAt: number;
+  /** Epoch milliseconds: from here on the access token is renewed before it is handed out. */
+  readonly refreshAt: number;
+}
+
+export interface SessionKeeperOptions {
+  readonly storage?: SecureStorage;
+  /** Prefix of this client's storage keys and name of its lock: one per tenant and client. */
+  readonly name: string;
+  readonly lock?: RefreshLock;
+  readonly autoRefresh: boolean;
+  /** One refresh grant over HTTP (retries of transient failures included). */
+  readonly grant: (refreshToken: string) => Promise<TokenSet>;
+}
+
+/** If a timed refresh fails for a while (offline), the next try; the session is kept meanwhile. */
+const RETRY_LATER_MS = 30_000;
+
+/**
+ * When to renew a token that lives `expiresIn` seconds: at 80 %, and never more than a minute
+ * ahead, so a 5-minute token is renewed after 4 minutes with time left for retries.
+ */
+export function refreshLead(expiresIn: number): number {
+  return Math.min(60, expiresIn * 0.2);
+}
+
+/** The unverified payload of a JWT this client received over TLS from the service. */
+function claimsOf(jwt: string): Record<string, unknown> {
+  const part = jwt.split('.')[1] ?? '';
+  try {
+    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = Uint8Array.from(json, (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** What the client holds of a token set: the player as its access token names them. */
+function heldSession(
+  t: { access_token: string; session_id: string; scope: string; id_token?: string },
+  expiresAt: number,
+  refreshAt: number,
+): HeldSession {
+  const claims = claimsOf(t.access_token);
+  return {
+    accessToken: t.access_token,
+    sessionId: t.session_id,
+    userId: typeof claims.sub === 'string' ? claims.sub : '',
+    guest: claims.guest === true,
+    scope: t.scope,
+    ...(t.id_token ? { idToken: t.id_token } : {}),
+    expiresAt,
+    refreshAt,
+  };
+}
+
+/**
+ * Keeps a client's tokens by the rules of contract section 13: one refresh in flight per client,
+ * turns taken with every other client of the same storage (the origin's tabs), the refresh token
+ * kept on anything but a definite `invalid_grant`, an early refresh by timer, and an event
+ * whenever the session or the player changes.
+ */
+export class SessionKeeper {
+  private held: HeldSession | null = null;
+  /**
+   * The refresh token this client last presented or received. Storage holding another one means
+   * another tab rotated it (or replaced the session) since: this client must not present its own.
+   */
+  private known: string | null = null;
+  private inflight: Promise<TokenSet> | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private autoRefresh: boolean;
+  private readonly lock: RefreshLock;
+  private readonly events = new SessionEvents();
+
+  constructor(private readonly opts: SessionKeeperOptions) {
+    this.lock = opts.lock ?? opts.storage?.lock ?? processLock();
+    this.autoRefresh = opts.autoRefresh;
+  }
+
+  get session(): HeldSession | null {
+    return this.held;
+  }
+
+  on(event: SessionEventName, listener: SessionListener): () => void {
+    return this.events.on(event, listener);
+  }
+
+  /** Stops the early-refresh timer for good; `accessToken()` still refreshes when needed. */
+  stop(): void {
+    this.autoRefresh = false;
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * A usable access token: the one held while it is fresh and storage still holds this client's
+   * refresh token; otherwise what another tab left, or a refresh.
+   */
+  async accessToken(): Promise<string> {
+    const held = this.held;
+    if (held && Date.now() < held.refreshAt) {
+      if (!this.opts.storage || (await this.stored()) === this.known) return held.accessToken;
+    }
+    if (!this.opts.storage) {
+      if (held && Date.now() < held.expiresAt) return held.accessToken;
+      throw noRefreshToken();
+    }
+    return (await this.shared(false)).access_token;
+  }
+
+  /**
+   * Renews the session now. Callers at the same time share one refresh; if another tab rotated the
+   * token meanwhile, its fresh token set is taken over instead of rotating again.
+   */
+  refresh(): Promise<TokenSet> {
+    return this.shared(true);
+  }
+
+  /**
+   * Runs a call that yields a new token set (guest creation, sign-in, upgrade) in this storage's
+   * turn, so that no refresh of the session it replaces interleaves, and keeps its result.
+   */
+  replace<T extends TokenSet>(reason: SessionChangeReason, call: () => Promise<T>): Promise<T> {
+    return this.lock.run(this.opts.name, async () => {
+      const tokens = await call();
+      await this.keep(tokens, reason);
+      return tokens;
+    });
+  }
+
+  /** Forgets the session and drops the stored tokens (sign-out, erasure). */
+  async clear(reason: SessionChangeReason): Promise<void> {
+    await this.lock.run(this.opts.name, () => this.dropStored());
+    this.end(reason);
+  }
+
+  /** The stored refresh token (for revocation). */
+  async storedRefreshToken(): Promise<string | null> {
+    return this.stored();
+  }
+
+  private shared(force: boolean): Promise<TokenSet> {
+    this.inflight ??= this.lock
+      .run(this.opts.name, () => this.refreshInTurn(force))
+      .finally(() => {
+        this.inflight = null;
+      });
+    return this.inflight;
+  }
+
+  private async refreshInTurn(force: boolean): Promise<TokenSet> {
+    if (!this.opts.storage) throw noRefreshToken();
+    const stored = await this.stored();
+    if (stored === null) {
+      // This client had a token and it is gone: another tab signed out, erased the account, or
+      // saw the session end.
+      if (this.known !== null) this.end('ended');
+      throw noRefreshToken();
+    }
+    if (stored !== this.known) {
+      // Another tab rotated or replaced it while this one waited: take over its fresh token set.
+      // A client that never held a token (a page just loaded) proves the session with a refresh.
+      const adopted = this.known !== null ? await this.adopt(stored) : null;
+      if (adopted) return adopted;
+    } else if (!force && this.held && Date.now() < this.held.refreshAt) {
+      return this.tokenSet(this.held, stored);
+    }
+    return this.rotate(stored);
+  }
+
+  private async rotate(token: string): Promise<TokenSet> {
+    let presented = token;
+    for (let takeovers = 0; ; takeovers++) {
+      this.known = presented;
+      try {
+        const tokens = await this.opts.grant(presented);
+        await this.keep(tokens, 'refreshed');
+        return tokens;
+      } catch (err) {
+        // Network failures, 503, 429 (after the grant's retries) and any other answer keep the
+        // token: only the service's definite refusal ends a session.
+        if (!(err instanceof GuestApiError) || err.code !== 'invalid_grant') throw err;
+        const now = await this.stored();
+        if (now !== null && now !== presented && takeovers < 2) {
+          // A client that does not share this lock (an older SDK, a lock-less browser) rotated
+          // first and stored its successor: that token, not this dead one, is the session's.
+          const adopted = await this.adopt(now);
+          if (adopted) return adopted;
+          presented = now;
+          continue;
+        }
+        if (now === presented) await this.dropStored();
+        this.end('ended');
+        throw err;
+      }
+    }
+  }
+
+  /** Takes over the token set another tab stored with `refreshToken`, if it is still fresh. */
+  private async adopt(refreshToken: string): Promise<TokenSet | null> {
+    const s = decodeStoredSession((await this.opts.storage?.get(this.sessionKey())) ?? null);
+    if (!s || s.refresh_token !== refreshToken || Date.now() >= s.refresh_at) return null;
+    this.known = refreshToken;
+    this.hold(heldSession(s, s.expires_at, s.refresh_at), 'adopted');
+    return this.tokenSet(this.held as HeldSession, refreshToken);
+  }
+
+  private async keep(tokens: TokenSet, reason: SessionChangeReason): Promise<void> {
+    const now = Date.now();
+    const held = heldSession(
+      tokens,
+      now + tokens.expires_in * 1000,
+      now + (tokens.expires_in - refreshLead(tokens.expires_in)) * 1000,
+    );
+    const storage = this.opts.storage;
+    if (storage && tokens.refresh_token) {
+      // The token set first: a tab that sees the new refresh token finds its set beside it.
+      await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
+      await storage.set(this.refreshKey(), tokens.refresh_token);
+      this.known = tokens.refresh_token;
+    } else if (reason !== 'refreshed') {
+      // A new session without a refresh token (a client without offline_access): the stored one
+      // belongs to the session it replaced.
+      await this.dropStored();
+    }
+    this.hold(held, reason);
+  }
+
+  private hold(next: HeldSession | null, reason: SessionChangeReason): void {
+    const previous = this.state();
+    this.held = next;
+    if (next === null) this.known = null;
+    this.schedule();
+    this.events.emit(reason, previous, this.state());
+  }
+
+  private end(reason: SessionChangeReason): void {
+    this.hold(null, reason);
+  }
+
+  private state(): SessionState {
+    const h = this.held;
+    return { userId: h?.userId ?? null, sessionId: h?.sessionId ?? null, guest: h?.guest ?? null };
+  }
+
+  private schedule(delay?: number): void {
+    clearTimeout(this.timer);
+    const held = this.held;
+    if (!this.autoRefresh || !held || !this.opts.storage || this.known === null) return;
+    this.timer = setTimeout(
+      () => {
+        this.shared(false).catch(() => {
+          // Still holding a session: the failure was transient (offline, 503); try again later.
+          if (this.held) this.schedule(RETRY_LATER_MS);
+        });
+      },
+      delay ?? Math.max(0, held.refreshAt - Date.now()),
+    );
+    // In Node, a pending refresh must not keep a finished program alive.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private async stored(): Promise<string | null> {
+    return (await this.opts.storage?.get(this.refreshKey())) ?? null;
+  }
+
+  private async dropStored(): Promise<void> {
+    await this.opts.storage?.delete(this.refreshKey());
+    await this.opts.storage?.delete(this.sessionKey());
+  }
+
+  private refreshKey(): string {
+    return `${this.opts.name}:refresh_token`;
+  }
+
+  private sessionKey(): string {
+    return `${this.opts.name}:session`;
+  }
+
+  private tokenSet(h: HeldSession, refreshToken: string): TokenSet {
+    return {
+      access_token: h.accessToken,
+      token_type: 'Bearer',
+      expires_in: Math.max(0, Math.floor((h.expiresAt - Date.now()) / 1000)),
+      refresh_token: refreshToken,
+      ...(h.idToken ? { id_token: h.idToken } : {}),
+      scope: h.scope,
+      session_id: h.sessionId,
+    };
+  }
+
+  private toStored(h: HeldSession, refreshToken: string): StoredSession {
+    return {
+      refresh_token: refreshToken,
+      access_token: h.accessToken,
+      session_id: h.sessionId,
+      scope: h.scope,
+      ...(h.idToken ? { id_token: h.idToken } : {}),
+      expires_at: h.expiresAt,
+      refresh_at: h.refreshAt,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+/** The token set of guest creation, sign-in, upgrade and refresh (the service's CustomerTokenSet). */
+export interface TokenSet {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly refresh_token?: string;
+  readonly id_token?: string;
+  readonly scope: string;
+  readonly session_id: string;
+}
+
+/**
+ * A refusal by the service (`status` and `code` from its `{error, error_description}` body), or,
+ * with status 0, a failure before any answer: `network_error` (no answer, or none in time),
+ * `no_refresh_token` (nothing to refresh with), `invalid_redirect`.
+ */
+export class GuestApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly description: string,
+    /** Seconds from the answer's `Retry-After` (429, 503). */
+    readonly retryAfter?: number,
+  ) {
+    super(`${status} ${code}: ${description}`);
+    this.name = 'GuestApiError';
+  }
+}
+
+export function noRefreshToken(): GuestApiError {
+  return new GuestApiError(0, 'no_refresh_token', 'No refresh token in secure storage.');
+}

@@ -1,0 +1,488 @@
+import { GuestApiError, GuestClient, type GuestClientOptions, type TokenSet } from '../../sdk/src/guest-client';
+import { processLock, storageLease } from '../../sdk/src/refresh-lock';
+import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from '../../sdk/src/retry';
+import { MemorySecureStorage, webStorage, type SecureStorage } from '../../sdk/src/secure-storage';
+import type { SessionChange } from '../../sdk/src/session-events';
+
+/**
+ * The SDK's rules of contract section 13 against a fake service: one refresh in flight, turns
+ * taken between clients of one storage, retries that honour Retry-After, the token kept on
+ * anything but invalid_grant, and the events a game listens to.
+ */
+
+const KEY = 'svc-auth:acme:cli_game:refresh_token';
+
+interface Call {
+  readonly method: string;
+  readonly path: string;
+  readonly body: Record<string, string>;
+  readonly authorization: string | null;
+}
+
+type Answer = Response | Promise<Response> | 'network';
+
+/** An unsigned JWT: the SDK only reads the claims of tokens it got over TLS. */
+function jwt(claims: Record<string, unknown>): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${part({ alg: 'ES256' })}.${part(claims)}.sig`;
+}
+
+let serial = 0;
+function tokens(opts: { sub?: string; guest?: boolean; session?: string; expiresIn?: number } = {}): TokenSet {
+  serial += 1;
+  return {
+    access_token: jwt({ sub: opts.sub ?? 'usr_1', guest: opts.guest ?? true, n: serial }),
+    token_type: 'Bearer',
+    expires_in: opts.expiresIn ?? 300,
+    refresh_token: `rt_${serial}`,
+    scope: 'openid offline_access',
+    session_id: opts.session ?? 'ses_1',
+  };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+/** The service's side: every call is recorded and answered by the test's script. */
+class FakeService {
+  readonly calls: Call[] = [];
+  constructor(private readonly answer: (call: Call) => Answer) {}
+
+  // The SDK calls fetch with a URL string and a JSON string body.
+  readonly fetch = async (url: string, init?: RequestInit & { body?: string }): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    const call: Call = {
+      method: init?.method ?? 'GET',
+      path: new URL(url).pathname.replace('/t/acme/', ''),
+      body: init?.body ? JSON.parse(init.body) : {},
+      authorization: headers.get('Authorization'),
+    };
+    this.calls.push(call);
+    const answer = await this.answer(call);
+    if (answer === 'network') throw new TypeError('fetch failed');
+    return answer;
+  };
+
+  /** The refresh tokens presented to the token endpoint, in order. */
+  presented(): string[] {
+    return this.calls.filter((c) => c.path === 'token').map((c) => c.body.refresh_token ?? '');
+  }
+}
+
+function client(service: FakeService, opts: Partial<GuestClientOptions> = {}): GuestClient {
+  return new GuestClient({
+    baseUrl: 'https://auth.example',
+    tenantId: 'acme',
+    clientId: 'cli_game',
+    storage: new MemorySecureStorage(),
+    fetch: service.fetch as unknown as typeof fetch,
+    autoRefresh: false,
+    ...opts,
+  });
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Every event of both kinds, as `kind:reason`. */
+function record(c: GuestClient): { seen: string[]; changes: SessionChange[] } {
+  const seen: string[] = [];
+  const changes: SessionChange[] = [];
+  for (const kind of ['session', 'user'] as const)
+    c.on(kind, (change) => {
+      seen.push(`${kind}:${change.reason}`);
+      changes.push(change);
+    });
+  return { seen, changes };
+}
+
+describe('the SDK keeps one refresh in flight', () => {
+  it('shares one token request between concurrent refresh() and getAccessToken() callers', async () => {
+    const first = tokens();
+    const next = tokens();
+    const gate = deferred<Response>();
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : gate.promise,
+    );
+    const c = client(service);
+    await c.createGuest();
+    const all = Promise.all([c.refresh(), c.refresh(), c.refresh()]);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(service.presented()).toEqual([first.refresh_token]);
+    gate.resolve(json(200, next));
+    const results = await all;
+    expect(results.map((r) => r.refresh_token)).toEqual([next.refresh_token, next.refresh_token, next.refresh_token]);
+    expect(service.presented()).toEqual([first.refresh_token]);
+  });
+
+  it('lets two clients of one storage (two tabs) refresh at once without presenting a token twice', async () => {
+    const first = tokens();
+    const issued: TokenSet[] = [];
+    const service = new FakeService((call) => {
+      if (call.path === 'guest') return json(201, { ...first, user_id: 'usr_1' });
+      const set = tokens();
+      issued.push(set);
+      return new Promise((r) => setTimeout(() => r(json(200, set)), 20));
+    });
+    const storage = new MemorySecureStorage();
+    const tabA = client(service, { storage });
+    const tabB = client(service, { storage });
+    await tabA.createGuest();
+    // Tab B's page loads and proves the session with the stored token; tab A then takes B's set
+    // over, so both hold the same refresh token.
+    await tabB.refresh();
+    expect(await tabA.getAccessToken()).toBe(tabB.accessToken);
+    const before = service.presented().length;
+    const [a, b] = await Promise.all([tabA.refresh(), tabB.refresh()]);
+    const presented = service.presented();
+    expect(new Set(presented).size).toBe(presented.length);
+    // One rotation for both: the tab second in turn takes over the first one's fresh set.
+    expect(presented.length - before).toBe(1);
+    expect(a.refresh_token).toBe(b.refresh_token);
+    expect(await storage.get(KEY)).toBe(a.refresh_token);
+    expect(tabA.userId).toBe('usr_1');
+    expect(tabB.userId).toBe('usr_1');
+  });
+
+  it('takes over the fresh token set another tab stored instead of rotating again', async () => {
+    const first = tokens();
+    const second = tokens();
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, second),
+    );
+    const storage = new MemorySecureStorage();
+    const tabA = client(service, { storage });
+    const tabB = client(service, { storage });
+    await tabA.createGuest();
+    // B held A's first token (as after an earlier takeover); A has rotated since.
+    await tabB.getAccessToken().catch(() => undefined);
+    await tabA.refresh();
+    const before = service.presented().length;
+    const token = await tabB.getAccessToken();
+    expect(token).toBe(second.access_token);
+    expect(service.presented().length).toBe(before);
+  });
+
+  it('falls back to a lease in Web Storage when Web Locks are missing: two tabs never overlap', async () => {
+    const backing = new Map<string, string>();
+    const local = {
+      getItem: (k: string) => backing.get(k) ?? null,
+      setItem: (k: string, v: string) => void backing.set(k, v),
+      removeItem: (k: string) => void backing.delete(k),
+    };
+    let inside = 0;
+    let overlapped = false;
+    const task = async () => {
+      inside += 1;
+      if (inside > 1) overlapped = true;
+      await new Promise((r) => setTimeout(r, 15));
+      inside -= 1;
+    };
+    // Two tabs: two leases (each with its own in-page queue) over one origin's storage.
+    const tabs = [storageLease(local, { settleMs: 5 }), storageLease(local, { settleMs: 5 })];
+    await Promise.all(tabs.flatMap((lease) => [lease.run('n', task), lease.run('n', task), lease.run('n', task)]));
+    expect(overlapped).toBe(false);
+    expect(backing.has('n:lease')).toBe(false);
+  });
+});
+
+describe('the SDK retries transient failures and keeps the token', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['queueMicrotask'] }));
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  async function guestThen(answers: Answer[]) {
+    const first = tokens();
+    const queue = [...answers];
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : (queue.shift() ?? 'network'),
+    );
+    const storage = new MemorySecureStorage();
+    const c = client(service, { storage, retry: { attempts: 4 } });
+    await c.createGuest();
+    return { c, service, storage, first };
+  }
+
+  it('waits the Retry-After of a 503 before trying again, with the same token', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const next = tokens();
+    const { c, service, first } = await guestThen([
+      json(503, { error: 'temporarily_unavailable' }, { 'Retry-After': '2' }),
+      json(200, next),
+    ]);
+    const result = c.refresh();
+    await jest.advanceTimersByTimeAsync(1_999);
+    expect(service.presented()).toEqual([first.refresh_token]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect((await result).refresh_token).toBe(next.refresh_token);
+    expect(service.presented()).toEqual([first.refresh_token, first.refresh_token]);
+  });
+
+  it('backs off exponentially after network failures and 429s without Retry-After', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const next = tokens();
+    const { c, service } = await guestThen([
+      'network',
+      json(429, { error: 'rate_limited' }),
+      'network',
+      json(200, next),
+    ]);
+    const result = c.refresh();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(service.presented()).toHaveLength(1);
+    const times: number[] = [];
+    const start = Date.now();
+    for (let t = 0; t < 2_000 && service.presented().length < 4; t += 10) {
+      const count = service.presented().length;
+      await jest.advanceTimersByTimeAsync(10);
+      if (service.presented().length > count) times.push(Date.now() - start);
+    }
+    // Equal jitter with random() = 0: half of 300, 600, 1200 ms after each failure.
+    expect(times).toEqual([150, 450, 1050]);
+    expect((await result).refresh_token).toBe(next.refresh_token);
+  });
+
+  it('keeps the stored token and the session when every try answers 503', async () => {
+    const unavailable = () => json(503, { error: 'temporarily_unavailable' }, { 'Retry-After': '1' });
+    const { c, service, storage, first } = await guestThen([
+      unavailable(),
+      unavailable(),
+      unavailable(),
+      unavailable(),
+    ]);
+    const events = record(c);
+    const outcome = c.refresh().catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(await outcome).toMatchObject({ status: 503, code: 'temporarily_unavailable' });
+    expect(await storage.get(KEY)).toBe(first.refresh_token);
+    expect(service.presented()).toEqual(Array(4).fill(first.refresh_token));
+    expect(c.userId).toBe('usr_1');
+    expect(events.seen).toEqual([]);
+  });
+
+  it('gives up at once, keeping the token, when Retry-After passes the retry deadline', async () => {
+    const { c, service, storage, first } = await guestThen([
+      json(429, { error: 'rate_limited' }, { 'Retry-After': '120' }),
+    ]);
+    await expect(c.refresh()).rejects.toMatchObject({ status: 429, retryAfter: 120 });
+    expect(service.presented()).toEqual([first.refresh_token]);
+    expect(await storage.get(KEY)).toBe(first.refresh_token);
+  });
+
+  it('keeps the token on a refusal other than invalid_grant, without retrying it', async () => {
+    const { c, service, storage, first } = await guestThen([json(404, { error: 'tenant_not_found' })]);
+    await expect(c.refresh()).rejects.toMatchObject({ status: 404, code: 'tenant_not_found' });
+    expect(service.presented()).toHaveLength(1);
+    expect(await storage.get(KEY)).toBe(first.refresh_token);
+  });
+
+  it('refreshes by timer at 80 % of the access token’s life, and not after stop()', async () => {
+    const first = tokens({ expiresIn: 300 });
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, tokens({ expiresIn: 300 })),
+    );
+    const c = client(service, { autoRefresh: true });
+    await c.createGuest();
+    await jest.advanceTimersByTimeAsync(239_000);
+    expect(service.presented()).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(service.presented()).toEqual([first.refresh_token]);
+    c.stop();
+    await jest.advanceTimersByTimeAsync(600_000);
+    expect(service.presented()).toHaveLength(1);
+  });
+
+  it('getAccessToken() renews a token about to expire and hands out a fresh one as is', async () => {
+    const first = tokens({ expiresIn: 100 });
+    const next = tokens({ expiresIn: 100 });
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, next),
+    );
+    const c = client(service);
+    await c.createGuest();
+    expect(await c.getAccessToken()).toBe(first.access_token);
+    await jest.advanceTimersByTimeAsync(80_000);
+    expect(await c.getAccessToken()).toBe(next.access_token);
+    expect(service.presented()).toEqual([first.refresh_token]);
+  });
+});
+
+describe('the SDK ends a session only on a definite invalid_grant', () => {
+  it('uses a newer token another tab stored before giving up on invalid_grant', async () => {
+    const first = tokens();
+    const newer = tokens();
+    const next = tokens();
+    const storage = new MemorySecureStorage();
+    const service = new FakeService(async (call) => {
+      if (call.path === 'guest') return json(201, { ...first, user_id: 'usr_1' });
+      if (call.body.refresh_token === first.refresh_token) {
+        // A tab that does not share the lock rotated first and stored the successor.
+        await storage.set(KEY, newer.refresh_token as string);
+        return json(400, { error: 'invalid_grant' });
+      }
+      return json(200, next);
+    });
+    // A lock that lets everything through: the other tab is not coordinated.
+    const c = client(service, { storage, lock: { run: (_name, task) => task() } });
+    const events = record(c);
+    await c.createGuest();
+    const result = await c.refresh();
+    expect(result.refresh_token).toBe(next.refresh_token);
+    expect(service.presented()).toEqual([first.refresh_token, newer.refresh_token]);
+    expect(await storage.get(KEY)).toBe(next.refresh_token);
+    expect(events.seen).toEqual(['session:created', 'user:created']);
+  });
+
+  it('drops the token and reports the session ended when storage still holds the refused one', async () => {
+    const first = tokens();
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(400, { error: 'invalid_grant' }),
+    );
+    const storage = new MemorySecureStorage();
+    const c = client(service, { storage });
+    await c.createGuest();
+    const events = record(c);
+    await expect(c.refresh()).rejects.toMatchObject({ status: 400, code: 'invalid_grant' });
+    expect(await storage.get(KEY)).toBeNull();
+    expect(c.userId).toBeNull();
+    expect(events.seen).toEqual(['session:ended', 'user:ended']);
+    expect(events.changes[0]).toMatchObject({
+      userId: null,
+      sessionId: null,
+      previous: { userId: 'usr_1', sessionId: 'ses_1', guest: true },
+    });
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+  });
+});
+
+describe('the SDK tells the game when the session or the player changes', () => {
+  it('emits on creation, a new session id, upgrade, another account, and erasure', async () => {
+    const answers: Record<string, () => Response> = {
+      guest: () => json(201, { ...tokens({ session: 'ses_1' }), user_id: 'usr_1' }),
+      token: () => json(200, tokens({ session: 'ses_2' })),
+      'guest/upgrade': () => json(200, { ...tokens({ session: 'ses_3', guest: false }), user_id: 'usr_1' }),
+      'sign-in': () => json(200, { ...tokens({ session: 'ses_4', sub: 'usr_2', guest: false }), user_id: 'usr_2' }),
+      me: () => json(200, { deleted: true }),
+    };
+    const service = new FakeService((call) => (answers[call.path] as () => Response)());
+    const storage = new MemorySecureStorage();
+    const c = client(service, { storage });
+    const events = record(c);
+    await c.createGuest();
+    await c.refresh();
+    await c.upgrade('prf_x');
+    await c.signIn('prf_y');
+    const bearer = c.accessToken;
+    await c.deleteAccount();
+    expect(events.seen).toEqual([
+      'session:created',
+      'user:created',
+      'session:refreshed',
+      'session:upgraded',
+      'user:upgraded',
+      'session:signed_in',
+      'user:signed_in',
+      'session:deleted',
+      'user:deleted',
+    ]);
+    expect(events.changes.at(-1)).toMatchObject({ userId: null, previous: { userId: 'usr_2', guest: false } });
+    const erase = service.calls.at(-1) as Call;
+    expect(erase).toMatchObject({ method: 'DELETE', path: 'me', authorization: `Bearer ${bearer}` });
+    expect(await storage.get(KEY)).toBeNull();
+    expect(c.accessToken).toBeNull();
+  });
+
+  it('stays silent when a refresh keeps the session and the player', async () => {
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...tokens(), user_id: 'usr_1' }) : json(200, tokens()),
+    );
+    const c = client(service);
+    await c.createGuest();
+    const events = record(c);
+    await c.refresh();
+    await c.refresh();
+    expect(events.seen).toEqual([]);
+  });
+
+  it('reports the session ended when another tab erased it (storage emptied)', async () => {
+    const service = new FakeService(() => json(201, { ...tokens({ expiresIn: 1 }), user_id: 'usr_1' }));
+    const storage = new MemorySecureStorage();
+    const c = client(service, { storage });
+    await c.createGuest();
+    const events = record(c);
+    await storage.delete(KEY);
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+    expect(events.seen).toEqual(['session:ended', 'user:ended']);
+  });
+
+  it('reads the player with me(), retrying a 503', async () => {
+    const user = { id: 'usr_1', guest: true, created_at: '2026-01-01T00:00:00.000Z', identities: [] };
+    let meCalls = 0;
+    const service = new FakeService((call) => {
+      if (call.path === 'guest') return json(201, { ...tokens(), user_id: 'usr_1' });
+      meCalls += 1;
+      return meCalls === 1
+        ? json(503, { error: 'temporarily_unavailable' }, { 'Retry-After': '0' })
+        : json(200, { user });
+    });
+    const c = client(service);
+    await c.createGuest();
+    expect(await c.me()).toEqual(user);
+    expect(service.calls.filter((x) => x.path === 'me').map((x) => x.method)).toEqual(['GET', 'GET']);
+  });
+});
+
+describe('retry arithmetic', () => {
+  it('doubles the step up to the cap, with jitter in its upper half', () => {
+    const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1_000 };
+    const low = [0, 1, 2, 3, 4, 5].map((a) => backoffDelay({ status: 0 }, a, policy, () => 0));
+    const high = [0, 1, 2, 3, 4, 5].map((a) => backoffDelay({ status: 0 }, a, policy, () => 1));
+    expect(low).toEqual([50, 100, 200, 400, 500, 500]);
+    expect(high).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect(backoffDelay({ status: 503, retryAfter: 3 }, 0, policy, () => 0)).toBe(3_000);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('7')).toBe(7);
+    expect(
+      parseRetryAfter(new Date(Date.parse('2026-01-01T00:00:10Z')).toUTCString(), Date.parse('2026-01-01T00:00:00Z')),
+    ).toBe(10);
+    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
+
+describe('storage and locks', () => {
+  it('gives a MemorySecureStorage its own queue, and webStorage the origin’s lock', () => {
+    expect(new MemorySecureStorage().lock).toBeDefined();
+    const s: SecureStorage = webStorage({ getItem: () => null, setItem: () => undefined, removeItem: () => undefined });
+    expect(s.lock).toBeDefined();
+  });
+
+  it('runs one task at a time per name in a process queue, and names apart in parallel', async () => {
+    const lock = processLock();
+    const order: string[] = [];
+    const step = (label: string, ms: number) => async () => {
+      order.push(`${label}+`);
+      await new Promise((r) => setTimeout(r, ms));
+      order.push(`${label}-`);
+    };
+    await Promise.all([lock.run('a', step('a1', 10)), lock.run('a', step('a2', 1)), lock.run('b', step('b1', 1))]);
+    expect(order.indexOf('a2+')).toBeGreaterThan(order.indexOf('a1-'));
+    expect(order.indexOf('b1+')).toBeLessThan(order.indexOf('a1-'));
+  });
+
+  it('surfaces a failure before any answer as GuestApiError network_error', async () => {
+    const service = new FakeService(() => 'network');
+    const err = await client(service)
+      .startEmail('a@example.com')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuestApiError);
+    expect(err).toMatchObject({ status: 0, code: 'network_error' });
+  });
+});
