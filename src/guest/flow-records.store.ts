@@ -122,8 +122,14 @@ if not i or not p then return false end
 local ci = cjson.decode(i)
 local cp = cjson.decode(p)
 if cp.kind ~= 'provider' or not bound(ci) or not bound(cp) or ci.sessionId ~= ARGV[4] or ci.userId ~= ARGV[5] then return false end
+local ttl = redis.call('PTTL', KEYS[2])
 redis.call('DEL', KEYS[1], KEYS[2])
-return {i, p}`);
+return {i, p, ttl}`);
+
+// Contract 13: a proof refused with 409 identity_in_use goes back as it was, for the rest of its
+// lifetime, so the player can sign in to the account that owns the credential without a new code.
+const RESTORE_PROOF = new RedisScript(`
+return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') and 1 or 0`);
 
 @Injectable()
 export class FlowRecordsStore {
@@ -184,15 +190,19 @@ export class FlowRecordsStore {
     b: Binding,
     sessionId: string,
     userId: string,
-  ): Promise<{ intent: LinkingIntent; proof: ProviderProof } | null> {
+  ): Promise<{ intent: LinkingIntent; proof: ProviderProof; restoreProof: () => Promise<void> } | null> {
     const reply = await CONSUME_FOR_UPGRADE.run(
       this.redis,
       [intentKey(flowId), proofKey(flowId, proofId)],
       [b.tenantId, b.clientId, b.cookieHash, sessionId, userId],
     );
-    const [rawIntent, rawProof] = arrayReply(reply);
+    const [rawIntent, rawProof, ttlMs] = arrayReply(reply);
     const intent = decodeJson(rawIntent, decodeLinkingIntent);
     const proof = decodeJson(rawProof, decodeProviderProof);
-    return intent && proof ? { intent, proof } : null;
+    if (!intent || !proof || typeof rawProof !== 'string' || typeof ttlMs !== 'number') return null;
+    const restoreProof = async (): Promise<void> => {
+      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [rawProof, ttlMs]);
+    };
+    return { intent, proof, restoreProof };
   }
 }

@@ -84,42 +84,48 @@ export class UpgradeService {
       guest.userId,
     );
     if (!consumed) throw new AppError('invalid_proof');
-    const { intent, proof } = consumed;
+    const { intent, proof, restoreProof } = consumed;
     // Rule 3: an email proof names a verified email identity; a chat proof was read from the
     // platform's user API by the callback that issued it.
     if (proof.provider === 'email' && !proof.emailVerified) throw new AppError('invalid_proof');
 
     // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
     // replacement session and the audit row in one transaction.
-    const tokens = await this.accounts.transaction(async (m) => {
-      const outcome = await this.accounts.moveIdentity(m, {
-        tenantId: ctx.tenantId,
-        guestId: guest.userId,
-        identityId: proof.identityId,
-        intentCreatedAt: intent.createdAt,
+    const tokens = await this.accounts
+      .transaction(async (m) => {
+        const outcome = await this.accounts.moveIdentity(m, {
+          tenantId: ctx.tenantId,
+          guestId: guest.userId,
+          identityId: proof.identityId,
+          intentCreatedAt: intent.createdAt,
+        });
+        // Rule 7: another owner keeps the credential; no merge is attempted.
+        if (outcome === 'in_use') throw new AppError('identity_in_use');
+        // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
+        // second upgrade that raced past the bearer check before the first revoked the session is
+        // an intent that no longer holds, not a credential in use.
+        if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
+        if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
+          throw new AppError('invalid_proof');
+        const replacement = await this.customerSessions.start(client, guest.userId, 'upgrade', m);
+        await this.accounts.audit(m, {
+          type: 'guest.upgraded',
+          tenantId: ctx.tenantId,
+          subject: guest.userId,
+          data: {
+            old_session_id: guest.sessionId,
+            new_session_id: replacement.session_id,
+            provider: proof.provider,
+            client_id: client.id,
+          },
+        });
+        return replacement;
+      })
+      .catch(async (err: unknown) => {
+        // Contract 13: the player who finds an existing account signs in to it with this same proof.
+        if (err instanceof AppError && err.code === 'identity_in_use') await restoreProof();
+        throw err;
       });
-      // Rule 7: another owner keeps the credential; no merge is attempted.
-      if (outcome === 'in_use') throw new AppError('identity_in_use');
-      // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
-      // second upgrade that raced past the bearer check before the first revoked the session is
-      // an intent that no longer holds, not a credential in use.
-      if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
-      if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
-        throw new AppError('invalid_proof');
-      const replacement = await this.customerSessions.start(client, guest.userId, 'upgrade', m);
-      await this.accounts.audit(m, {
-        type: 'guest.upgraded',
-        tenantId: ctx.tenantId,
-        subject: guest.userId,
-        data: {
-          old_session_id: guest.sessionId,
-          new_session_id: replacement.session_id,
-          provider: proof.provider,
-          client_id: client.id,
-        },
-      });
-      return replacement;
-    });
     return {
       user_id: guest.userId,
       linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },

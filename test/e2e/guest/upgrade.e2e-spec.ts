@@ -310,6 +310,25 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.upgrade(proof))).toBe(200);
   });
 
+  it('a 409 identity_in_use leaves the proof for sign-in in the same flow, and the guest session live (contract 13)', async () => {
+    const owner = await guestWithIntent();
+    await owner.upgrade(await emailProof(w, owner, 'one-code@example.com'));
+    const c = await guestWithIntent();
+    const proof = await emailProof(w, c, 'one-code@example.com');
+    expect(await status(c.upgrade(proof))).toBe('409 identity_in_use');
+    // No second code: the same proof signs the player in to the account that owns the address.
+    const flow = inFlow(c);
+    const [a, b] = await Promise.all([
+      flow.post('sign-in', { client_id: 'cli_game', proof_id: proof }),
+      flow.post('sign-in', { client_id: 'cli_game', proof_id: proof }),
+    ]);
+    // Still one-time: of two sign-ins with it, exactly one succeeds.
+    expect([a.status, b.status].sort()).toEqual([200, 400]);
+    expect((a.status === 200 ? a : b).body.user_id).toBe(owner.userId);
+    // The guest's session was left as it was.
+    expect(await status(c.createLinkingIntent())).toBe(200);
+  });
+
   it('answers 409 identity_in_use for a credential another account owns, and merges nothing', async () => {
     const owner = w.client();
     await owner.createGuest();
