@@ -134,15 +134,17 @@ describe('user administration (contract 12)', () => {
       expect.objectContaining({ session_id: guest.session_id, client_id: 'cli_game' }),
     ]);
 
-    // A refresh token used twice: the session is revoked and the replay audited with its owner.
+    // A refresh token used after its successor was: the session is revoked and the replay audited
+    // with its owner (contract 13).
     const refresh = (token: string) =>
       w.t
         .auth()
         .post('/t/acme/token')
         .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });
     const rotated = await refresh(guest.refresh_token as string).expect(200);
+    const latest = await refresh(rotated.body.refresh_token).expect(200);
     await refresh(guest.refresh_token as string).expect(400);
-    await refresh(rotated.body.refresh_token).expect(400);
+    await refresh(latest.body.refresh_token).expect(400);
     expect(await audit('refresh.replayed')).toEqual([
       { subject: guest.user_id, data: { kind: 'refresh_token', session_id: guest.session_id, client_id: 'cli_game' } },
     ]);
