@@ -92,13 +92,33 @@ export const ANONYMOUS_WRITES = {
   'email-verify': 'RATE_LIMIT_IP_EMAIL_VERIFY',
   'guest-create': 'RATE_LIMIT_IP_GUEST_CREATE',
   'sign-in': 'RATE_LIMIT_IP_SIGN_IN',
+  // A guest bearer is free to get, so the linking intent (a flow and an intent) counts as anonymous.
+  'linking-intent': 'RATE_LIMIT_IP_LINKING_INTENT',
 } as const;
 export type AnonymousWrite = keyof typeof ANONYMOUS_WRITES;
+
+/**
+ * The coarse networks around a client's own (IPv4 /32, IPv6 /64), each with a budget of its own
+ * that every anonymous write takes too, so a spread of addresses over a /24 or a routed /48 does
+ * not multiply the per-network budget (contract section 10). Coarser tiers are looser.
+ */
+export const COARSE_NETWORK_TIERS = {
+  'ipv4-24': 'RATE_LIMIT_NET_IPV4_24',
+  'ipv6-56': 'RATE_LIMIT_NET_IPV6_56',
+  'ipv6-48': 'RATE_LIMIT_NET_IPV6_48',
+} as const;
+export type CoarseNetworkTier = keyof typeof COARSE_NETWORK_TIERS;
 
 export interface RateLimitConfig {
   readonly enabled: boolean;
   /** Per client network (IPv4 address or IPv6 /64), across tenants. */
   readonly ip: Readonly<Record<AnonymousWrite, RateLimitBudget>>;
+  /** Per coarse network, for each anonymous write apart (the same budget for every write). */
+  readonly networkTiers: Readonly<Record<CoarseNetworkTier, RateLimitBudget>>;
+  /** Guest creation per tenant, across every network: a ceiling for spread floods. */
+  readonly guestCreateTenant: RateLimitBudget;
+  /** Linking intents per guest session. */
+  readonly linkingIntentSession: RateLimitBudget;
   /** Codes sent to one address from one network (per realm). */
   readonly managementEmailSend: RateLimitBudget;
   readonly managementIp: RateLimitBudget;
@@ -111,7 +131,10 @@ export interface RateLimitConfig {
   readonly tenantFlowAttempts: RateLimitBudget;
   /** Codes sent to one address within one flow: resends. */
   readonly emailSendFlow: RateLimitBudget;
-  /** Codes sent to one address in all, for flows that hold no live code for it. */
+  /**
+   * Fresh codes for one address in all, for flows that hold no live code for it: each buys
+   * EMAIL_CODE_MAX_ATTEMPTS guesses, which resends keep, so this bounds guessing per address.
+   */
   readonly emailSendAddress: RateLimitBudget;
 }
 
@@ -150,9 +173,18 @@ const RATE_LIMIT_DEFAULTS: Record<string, string> = {
   RATE_LIMIT_TENANT_EMAIL_SEND: '5/900',
   RATE_LIMIT_TENANT_FLOW_ATTEMPTS: '20/3600',
   RATE_LIMIT_EMAIL_SEND_FLOW: '3/3600',
-  RATE_LIMIT_EMAIL_SEND_ADDRESS: '20/3600',
+  // At most 100 wrong guesses an hour per address (OWASP ASVS V2.2.1): see emailGuessBound.
+  RATE_LIMIT_EMAIL_SEND_ADDRESS: '6/3600',
   // Contract section 10: a burst of a few hundred anonymous writes from one network in a minute.
   ...Object.fromEntries(Object.values(ANONYMOUS_WRITES).map((name) => [name, '300/60'])),
+  // A player links a credential once; a network needs few intents a minute.
+  RATE_LIMIT_IP_LINKING_INTENT: '60/60',
+  RATE_LIMIT_LINKING_INTENT_SESSION: '10/600',
+  // Coarser tiers are looser (shared by more clients), and still stop a burst of a few hundred.
+  RATE_LIMIT_NET_IPV4_24: '600/60',
+  RATE_LIMIT_NET_IPV6_56: '450/60',
+  RATE_LIMIT_NET_IPV6_48: '600/60',
+  RATE_LIMIT_GUEST_CREATE_TENANT: '6000/60',
 };
 
 class Reader {
@@ -479,6 +511,11 @@ export function loadConfig(env: Env): AppConfig {
       ip: Object.fromEntries(
         Object.entries(ANONYMOUS_WRITES).map(([endpoint, name]) => [endpoint, r.budget(name)]),
       ) as Record<AnonymousWrite, RateLimitBudget>,
+      networkTiers: Object.fromEntries(
+        Object.entries(COARSE_NETWORK_TIERS).map(([tier, name]) => [tier, r.budget(name)]),
+      ) as Record<CoarseNetworkTier, RateLimitBudget>,
+      guestCreateTenant: r.budget('RATE_LIMIT_GUEST_CREATE_TENANT'),
+      linkingIntentSession: r.budget('RATE_LIMIT_LINKING_INTENT_SESSION'),
       managementEmailSend: r.budget('RATE_LIMIT_MGMT_EMAIL_SEND'),
       managementIp: r.budget('RATE_LIMIT_MGMT_IP'),
       managementFlowAttempts: r.budget('RATE_LIMIT_MGMT_FLOW_ATTEMPTS'),

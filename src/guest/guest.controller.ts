@@ -33,6 +33,7 @@ export class GuestController {
 
   @Post('guest/linking-intent')
   @UsePolicy('bearer:guest')
+  @IpBudget('linking-intent')
   async linkingIntent(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,

@@ -49,6 +49,9 @@ export class GuestService {
         budget: this.config.rateLimits.guestCreateTenantIp,
         slot: ctx.ip,
       },
+      // Contract section 10: a ceiling per tenant, whatever the networks; last, so a request its
+      // own network's budgets refuse never spends it.
+      { name: 'guest-create-tenant', domain, subject: ctx.tenantId, budget: this.config.rateLimits.guestCreateTenant },
     );
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();
@@ -105,6 +108,14 @@ export class GuestService {
     upgradeProofId: string | undefined,
   ): Promise<WithFlowCookie<{ intent_id: string; expires_in: number }> & { created: boolean }> {
     if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    // Guest tokens are free and each new flow id claims a flow and an intent: a budget per
+    // session, besides the per-network one, before anything is read or written (contract section 10).
+    await this.limiter.hit({
+      name: 'linking-intent-session',
+      domain: `svc:tenant:${ctx.tenantId}`,
+      subject: guest.sessionId,
+      budget: this.config.rateLimits.linkingIntentSession,
+    });
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
     if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId)))
       throw new AppError('invalid_proof', 'Only an active guest can link a credential.');

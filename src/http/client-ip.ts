@@ -15,7 +15,28 @@ export function clientIp(req: Request, trustProxy: boolean): string {
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
-  return hops[hops.length - 1] ?? socketIp;
+  const last = hops[hops.length - 1];
+  return last === undefined ? socketIp : hopAddress(last);
+}
+
+/**
+ * Some proxies append the client's port to its address (`203.0.113.7:51234`,
+ * `[2001:db8::1]:443`): used verbatim, every connection of one client would be a fresh budget
+ * subject (contract section 10), so the port and the brackets are dropped.
+ */
+export function hopAddress(hop: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(hop);
+  if (bracketed?.[1]) return bracketed[1];
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(hop);
+  if (v4WithPort?.[1]) return v4WithPort[1];
+  return hop;
+}
+
+/** A per-network budget's subject at one level of the hierarchy, finest first. */
+export interface NetworkTier {
+  /** `ipv4-32` and `ipv6-64` are a client's own network; the others are coarse. */
+  readonly tier: 'ipv4-32' | 'ipv4-24' | 'ipv6-64' | 'ipv6-56' | 'ipv6-48' | 'other';
+  readonly network: string;
 }
 
 /**
@@ -25,23 +46,53 @@ export function clientIp(req: Request, trustProxy: boolean): string {
  * reports) is the IPv4 address it maps.
  */
 export function clientNetwork(req: Request, trustProxy: boolean): string {
-  // Read by the per-network budget and again by the route's own budgets: parsed once per request.
-  const parsed = trustProxy ? networksBehindProxy : networksOfPeers;
-  let network = parsed.get(req);
-  if (network === undefined) {
-    network = networkOf(clientIp(req, trustProxy));
-    parsed.set(req, network);
-  }
-  return network;
+  return clientNetworkTiers(req, trustProxy)[0]?.network ?? 'unknown';
 }
 
-const networksOfPeers = new WeakMap<Request, string>();
-const networksBehindProxy = new WeakMap<Request, string>();
+/**
+ * The client's network and the coarser networks around it: IPv4 /32 and /24, IPv6 /64, /56 and
+ * /48. One routed /48 holds 65,536 /64s, so a budget of the /64 alone is multiplied by as much.
+ */
+export function clientNetworkTiers(req: Request, trustProxy: boolean): readonly NetworkTier[] {
+  // Read by the per-network budget and again by the route's own budgets: parsed once per request.
+  const parsed = trustProxy ? tiersBehindProxy : tiersOfPeers;
+  let tiers = parsed.get(req);
+  if (tiers === undefined) {
+    tiers = networkTiersOf(clientIp(req, trustProxy));
+    parsed.set(req, tiers);
+  }
+  return tiers;
+}
+
+const tiersOfPeers = new WeakMap<Request, readonly NetworkTier[]>();
+const tiersBehindProxy = new WeakMap<Request, readonly NetworkTier[]>();
 
 export function networkOf(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
+  return networkTiersOf(ip)[0]?.network ?? ip;
+}
+
+export function networkTiersOf(ip: string): readonly NetworkTier[] {
+  if (!ipaddr.isValid(ip)) return [{ tier: 'other', network: ip }];
   const addr = ipaddr.process(ip);
-  if (addr.kind() === 'ipv4') return addr.toString();
-  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
-  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toRFC5952String()}/64`;
+  if (addr.kind() === 'ipv4') {
+    const octets = (addr as ipaddr.IPv4).octets;
+    return [
+      { tier: 'ipv4-32', network: addr.toString() },
+      { tier: 'ipv4-24', network: `${octets.slice(0, 3).join('.')}.0/24` },
+    ];
+  }
+  const parts = (addr as ipaddr.IPv6).parts;
+  const prefix = (bits: 64 | 56 | 48): string => {
+    const kept = parts.slice(0, 4).map((part, i) => {
+      const from = i * 16;
+      if (from + 16 <= bits) return part;
+      return from >= bits ? 0 : part & (0xffff << (from + 16 - bits));
+    });
+    return `${new ipaddr.IPv6([...kept, 0, 0, 0, 0]).toRFC5952String()}/${bits}`;
+  };
+  return [
+    { tier: 'ipv6-64', network: prefix(64) },
+    { tier: 'ipv6-56', network: prefix(56) },
+    { tier: 'ipv6-48', network: prefix(48) },
+  ];
 }

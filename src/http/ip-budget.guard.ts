@@ -10,8 +10,8 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { APP_CONFIG, type AnonymousWrite, type AppConfig } from '../config/config';
-import { RateLimiter } from '../platform/rate-limit/rate-limiter';
-import { clientNetwork } from './client-ip';
+import { RateLimiter, type RateLimitCheck } from '../platform/rate-limit/rate-limiter';
+import { clientNetworkTiers } from './client-ip';
 
 const IP_BUDGET_KEY = 'svc:ip-budget';
 
@@ -28,6 +28,7 @@ const DOMAIN: Record<AnonymousWrite, string> = {
   'email-verify': 'svc:tenant',
   'guest-create': 'svc:tenant',
   'sign-in': 'svc:tenant',
+  'linking-intent': 'svc:tenant',
 };
 
 /**
@@ -36,6 +37,11 @@ const DOMAIN: Record<AnonymousWrite, string> = {
  * but has been counted, and valid-looking and malformed requests are counted alike. A guard, not
  * an interceptor: it runs after the policy guard and before the pipes, and keeps the route off
  * Nest's rxjs path (docs/performance.md).
+ *
+ * The client's own network (IPv4 /32, IPv6 /64) has the route's budget; the coarse networks
+ * around it (IPv4 /24, IPv6 /56 and /48) have looser ones of their own, so addresses spread over
+ * one routed network share a bound. All of them live in the coarsest network's slot and are taken
+ * in one script, all or none: a refused request charges none of them.
  */
 export const IpBudget = (endpoint: AnonymousWrite): MethodDecorator =>
   applyDecorators(SetMetadata(IP_BUDGET_KEY, endpoint), UseGuards(IpBudgetGuard));
@@ -52,13 +58,19 @@ export class IpBudgetGuard implements CanActivate {
     const endpoint = this.reflector.get<AnonymousWrite | undefined>(IP_BUDGET_KEY, context.getHandler());
     if (endpoint) {
       const req = context.switchToHttp().getRequest<Request>();
-      await this.limiter.hit({
-        name: `ip-${endpoint}`,
-        domain: DOMAIN[endpoint],
-        subject: clientNetwork(req, this.config.trustProxy),
-        budget: this.config.rateLimits.ip[endpoint],
-      });
+      await this.limiter.hit(...this.checks(endpoint, clientNetworkTiers(req, this.config.trustProxy)));
     }
     return true;
+  }
+
+  private checks(endpoint: AnonymousWrite, tiers: ReturnType<typeof clientNetworkTiers>): RateLimitCheck[] {
+    const rl = this.config.rateLimits;
+    const slot = tiers.at(-1)?.network;
+    return tiers.map(({ tier, network }) => {
+      const base = { domain: DOMAIN[endpoint], subject: network, ...(slot === undefined ? {} : { slot }) };
+      return tier === 'ipv4-32' || tier === 'ipv6-64' || tier === 'other'
+        ? { ...base, name: `ip-${endpoint}`, budget: rl.ip[endpoint] }
+        : { ...base, name: `ip-${endpoint}-${tier}`, budget: rl.networkTiers[tier], coarseTier: tier };
+    });
   }
 }

@@ -135,11 +135,31 @@ describe('configuration (contract section 1)', () => {
       'email-start',
       'email-verify',
       'guest-create',
+      'linking-intent',
       'sign-in',
     ]);
     expect(c.rateLimits.ip.authorize).toEqual({ limit: 300, windowSeconds: 60 });
     expect(c.rateLimits.ip['guest-create']).toEqual({ limit: 7, windowSeconds: 30 });
     expect(problemsOf(env({ RATE_LIMIT_IP_SIGN_IN: '0/60' }))[0]).toMatch(/^RATE_LIMIT_IP_SIGN_IN:/);
+  });
+
+  it('gives coarse networks looser budgets that still stop a burst of a few hundred a minute (contract 10)', () => {
+    const c = loadConfig(env({ RATE_LIMIT_NET_IPV6_48: '9/90' }));
+    const perMinute = (b: { limit: number; windowSeconds: number }) => (b.limit * 60) / b.windowSeconds;
+    const d = loadConfig(env()).rateLimits;
+    expect(perMinute(d.networkTiers['ipv4-24'])).toBeGreaterThan(perMinute(d.ip['guest-create']));
+    expect(perMinute(d.networkTiers['ipv6-56'])).toBeGreaterThan(perMinute(d.ip['guest-create']));
+    expect(perMinute(d.networkTiers['ipv6-48'])).toBeGreaterThan(perMinute(d.networkTiers['ipv6-56']));
+    for (const b of Object.values(d.networkTiers)) expect(b.limit).toBeLessThanOrEqual(1000);
+    expect(d.ip['linking-intent']).toEqual({ limit: 60, windowSeconds: 60 });
+    expect(d.linkingIntentSession).toEqual({ limit: 10, windowSeconds: 600 });
+    expect(d.guestCreateTenant).toEqual({ limit: 6000, windowSeconds: 60 });
+    expect(c.rateLimits.networkTiers['ipv6-48']).toEqual({ limit: 9, windowSeconds: 90 });
+    expect(
+      problemsOf(env({ RATE_LIMIT_NET_IPV4_24: 'x', RATE_LIMIT_GUEST_CREATE_TENANT: '0/1' })).map(
+        (p) => p.split(':')[0],
+      ),
+    ).toEqual(['RATE_LIMIT_NET_IPV4_24', 'RATE_LIMIT_GUEST_CREATE_TENANT']);
   });
 
   it('requires an RS256 key for the control plane and an ES256 key for customers', () => {

@@ -45,6 +45,12 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     labelNames: ['budget'] as const,
     registers: [this.registry],
   });
+  readonly networkTierRefusals = new Counter({
+    name: 'svc_network_tier_refusals_total',
+    help: 'Requests refused by the budget of a coarse network (IPv4 /24, IPv6 /56 or /48): a spread flood.',
+    labelNames: ['budget', 'tier'] as const,
+    registers: [this.registry],
+  });
   readonly dependencyErrors = new Counter({
     name: 'svc_dependency_errors_total',
     help: 'Requests answered 503 because a dependency was unavailable.',

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type RateLimitBudget } from '../../config/config';
 import { AppError, DependencyUnavailableError } from '../../errors/app-error';
 import { Pseudonymizer } from '../crypto/digests';
@@ -14,17 +14,21 @@ import { RedisScript } from '../redis/redis-script';
  * writes nothing, so a flood cannot grow Redis. Redis's own clock, so instances agree.
  * rate-limiter-flexible's Redis limiter was considered: it counts fixed windows.
  *
- * Takes one token from every key (ARGV holds window and limit per key) or from none: the reply
- * is {0, 0} when all had room, else {i, seconds} for the first key i that had none.
+ * Takes one token from every key (ARGV holds window, limit and a floor per key) or from none: the
+ * reply is {0, 0} when all had room, else {i, seconds} for the first key i that had none. The
+ * floor is the bucket's time under an earlier PRIVACY_KEY (0 when none), so a rotation starts no
+ * budget afresh (contract section 12).
  */
 const TAKE_ALL = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local tats = {}
 for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[2 * i - 1]) * 1000000
-  local interval = window / tonumber(ARGV[2 * i])
+  local window = tonumber(ARGV[3 * i - 2]) * 1000000
+  local interval = window / tonumber(ARGV[3 * i - 1])
   local tat = tonumber(redis.call('GET', key) or now)
+  local floor = tonumber(ARGV[3 * i])
+  if floor > tat then tat = floor end
   if tat < now then tat = now end
   local newTat = tat + interval
   local allowAt = newTat - window
@@ -50,11 +54,22 @@ export interface RateLimitCheck {
    * all or none. A budget is always checked with the same slot (or none), so its key never moves.
    */
   readonly slot?: string;
+  /**
+   * Names the coarse network tier (`ipv6-48`, ...) a per-network budget counts: a refusal by
+   * one means a spread of addresses, so it is counted apart and logged (contract section 10).
+   */
+  readonly coarseTier?: string;
 }
+
+/** At most one warning per budget in this many milliseconds, however long a flood lasts. */
+const COARSE_WARNING_INTERVAL_MS = 60_000;
 
 /** Atomic rate limits in Redis over HMAC-pseudonymised subjects (spec section 8). */
 @Injectable()
 export class RateLimiter {
+  private readonly logger = new Logger('RateLimiter');
+  private readonly lastCoarseWarning = new Map<string, number>();
+
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -70,10 +85,12 @@ export class RateLimiter {
   async hit(...checks: RateLimitCheck[]): Promise<void> {
     if (!this.config.rateLimits.enabled) return;
     for (const group of slotGroups(checks)) {
+      const keys = group.map((c) => this.keys(c));
+      const floors = await this.floors(keys);
       const reply = await TAKE_ALL.run(
         this.redis,
-        group.map((c) => this.key(c)),
-        group.flatMap((c) => [c.budget.windowSeconds, c.budget.limit]),
+        keys.map((k) => k[0] as string),
+        group.flatMap((c, i) => [c.budget.windowSeconds, c.budget.limit, floors[i] ?? '0']),
       );
       // A reply that does not say "all taken" or name the refusing budget cannot say the budgets
       // had room: fail closed, never open.
@@ -83,15 +100,45 @@ export class RateLimiter {
       if (!refused || !isNumber(retryAfter) || retryAfter <= 0)
         throw new DependencyUnavailableError('redis', new Error('unexpected rate-limit reply'));
       this.metrics.rateLimited.inc({ budget: refused.name });
+      if (refused.coarseTier !== undefined) this.coarseTierTripped(refused.name, refused.coarseTier);
       throw new AppError('rate_limited', undefined, { retryAfterSeconds: retryAfter });
     }
   }
 
-  private key(check: RateLimitCheck): string {
-    const subject = this.pseudonymizer.mac(`${check.domain}:rate-limit:${check.name}`, check.subject);
-    if (check.slot === undefined) return `rl:${check.name}:{${subject}}`;
-    const slot = this.pseudonymizer.mac(`${check.domain}:rate-limit-slot`, check.slot);
-    return `rl:${check.name}:{${slot}}:${subject}`;
+  /**
+   * The bucket's key under every privacy key, current first (contract section 12: the first key
+   * makes new digests, all verify). Only the first is written.
+   */
+  private keys(check: RateLimitCheck): string[] {
+    const subjects = this.pseudonymizer.macs(`${check.domain}:rate-limit:${check.name}`, check.subject);
+    if (check.slot === undefined) return subjects.map((subject) => `rl:${check.name}:{${subject}}`);
+    const slots = this.pseudonymizer.macs(`${check.domain}:rate-limit-slot`, check.slot);
+    return subjects.map((subject, i) => `rl:${check.name}:{${slots[i] ?? ''}}:${subject}`);
+  }
+
+  /**
+   * While a PRIVACY_KEY rotates, each bucket's latest time under the earlier keys: those keys are
+   * no longer written, so reading them apart (they may live in other hash slots) is exact enough.
+   * No round trip at all outside a rotation.
+   */
+  private async floors(keys: readonly string[][]): Promise<string[]> {
+    if (this.config.privacyKeys.length < 2) return keys.map(() => '0');
+    return Promise.all(
+      keys.map(async ([, ...earlier]) => {
+        const values = await Promise.all(earlier.map((k) => this.redis.get(k)));
+        const times = values.map(Number).filter((v) => Number.isFinite(v) && v > 0);
+        return times.length === 0 ? '0' : String(Math.max(...times));
+      }),
+    );
+  }
+
+  /** A coarse tier refusing means many addresses of one network at once: worth an operator's look. */
+  private coarseTierTripped(budget: string, tier: string): void {
+    this.metrics.networkTierRefusals.inc({ budget, tier });
+    const now = Date.now();
+    if (now - (this.lastCoarseWarning.get(budget) ?? 0) < COARSE_WARNING_INTERVAL_MS) return;
+    this.lastCoarseWarning.set(budget, now);
+    this.logger.warn({ budget, tier }, 'a coarse network budget refused requests: many addresses of one network');
   }
 }
 

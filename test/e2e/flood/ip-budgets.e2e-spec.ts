@@ -28,6 +28,8 @@ interface Endpoint {
 }
 
 const guestBody = () => ({ client_id: 'cli_game', browser_flow_id: flowId() });
+/** A guest's access token: linking intents need one, and guest tokens are free. */
+let guestToken = '';
 
 const ENDPOINTS: readonly Endpoint[] = [
   {
@@ -95,6 +97,15 @@ const ENDPOINTS: readonly Endpoint[] = [
     send: (t) => t.auth().post('/t/acme/guest').send(guestBody()),
   },
   {
+    label: 'POST /t/{t}/guest/linking-intent',
+    name: 'linking-intent',
+    allowed: 201,
+    // A flow claimed for an hour and an intent for ten minutes, with the network's budget keys.
+    maxBytesPerRequest: 1000,
+    send: (t) =>
+      t.auth().post('/t/acme/guest/linking-intent').set('Authorization', `Bearer ${guestToken}`).send(guestBody()),
+  },
+  {
     label: 'POST /t/{t}/sign-in',
     name: 'sign-in',
     allowed: 403,
@@ -117,7 +128,10 @@ describe('flood: per-network budgets on anonymous writes', () => {
       RATE_LIMIT_GUEST_CREATE_CLIENT_IP: '1000/60',
       RATE_LIMIT_GUEST_CREATE_TENANT_IP: '1000/60',
       RATE_LIMIT_TENANT_EMAIL_SEND: '1000/60',
+      RATE_LIMIT_LINKING_INTENT_SESSION: '1000/60',
     });
+    const guest = await w.t.auth().post('/t/acme/guest').set('X-Forwarded-For', '192.0.2.250').send(guestBody());
+    guestToken = (guest.body as { access_token: string }).access_token;
   });
   afterAll(async () => {
     await w.close();

@@ -1,0 +1,62 @@
+import type { Request } from 'express';
+import { clientIp, hopAddress, networkTiersOf } from '../../src/http/client-ip';
+
+const behindProxy = (xff: string): Request =>
+  ({ socket: { remoteAddress: '10.0.0.1' }, headers: { 'x-forwarded-for': xff } }) as unknown as Request;
+
+describe('X-Forwarded-For hops with a port (contract section 10: one client, one subject)', () => {
+  it.each([
+    ['203.0.113.7:51234', '203.0.113.7'],
+    ['[2001:db8::1]:443', '2001:db8::1'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:db8::1', '2001:db8::1'],
+    ['::ffff:203.0.113.7', '::ffff:203.0.113.7'],
+    ['unknown', 'unknown'],
+  ])('%s is the address %s', (hop, address) => {
+    expect(hopAddress(hop)).toBe(address);
+  });
+
+  it('reads the right-most hop without its port', () => {
+    expect(clientIp(behindProxy('198.51.100.1, 203.0.113.7:8080'), true)).toBe('203.0.113.7');
+    expect(clientIp(behindProxy('198.51.100.1, [2001:db8:0:1::5]:9'), true)).toBe('2001:db8:0:1::5');
+  });
+});
+
+describe('networkTiersOf: the networks a per-network budget counts, finest first', () => {
+  it.each([
+    [
+      '203.0.113.7',
+      [
+        ['ipv4-32', '203.0.113.7'],
+        ['ipv4-24', '203.0.113.0/24'],
+      ],
+    ],
+    [
+      '::ffff:203.0.113.7',
+      [
+        ['ipv4-32', '203.0.113.7'],
+        ['ipv4-24', '203.0.113.0/24'],
+      ],
+    ],
+    [
+      '2001:db8:abcd:12ff:1:2:3:4',
+      [
+        ['ipv6-64', '2001:db8:abcd:12ff::/64'],
+        ['ipv6-56', '2001:db8:abcd:1200::/56'],
+        ['ipv6-48', '2001:db8:abcd::/48'],
+      ],
+    ],
+    ['unknown', [['other', 'unknown']]],
+  ])('%s', (ip, tiers) => {
+    expect(networkTiersOf(ip).map((t) => [t.tier, t.network])).toEqual(tiers);
+  });
+
+  it('puts every /64 of one /48 in one /48', () => {
+    const a = networkTiersOf('2001:db8:7:1::1');
+    const b = networkTiersOf('2001:db8:7:ff01::1');
+    expect(a[0]?.network).not.toBe(b[0]?.network);
+    expect(a[1]?.network).not.toBe(b[1]?.network);
+    expect(a[2]?.network).toBe(b[2]?.network);
+  });
+});
