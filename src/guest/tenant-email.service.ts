@@ -42,9 +42,13 @@ export class TenantEmailService {
       subject: ctx.ip,
       budget: rl.guestCreateTenantIp,
     });
-    await this.codeBudgets.beforeSend(realm, { flowId: ctx.flowId, email, network: ctx.ip }, rl.tenantEmailSend);
+    const allowance = await this.codeBudgets.beforeSend(
+      realm,
+      { flowId: ctx.flowId, email, network: ctx.ip },
+      rl.tenantEmailSend,
+    );
     return this.flows.within(ctx, async () => {
-      await this.codeSender.send(realm, ctx.flowId, email, (code) => ({
+      await this.codeSender.send(realm, ctx.flowId, email, allowance, (code) => ({
         subject: 'Your verification code',
         text: `Your verification code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not ask for it, ignore this message.\n`,
       }));

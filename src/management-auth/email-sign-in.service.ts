@@ -51,12 +51,12 @@ export class EmailSignInService {
       { name: 'mgmt-ip', domain: RATE_DOMAIN, subject: ctx.ip, budget: rl.managementIp },
       { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
     );
-    await this.codeBudgets.beforeSend(
+    const allowance = await this.codeBudgets.beforeSend(
       MANAGEMENT_CODES,
       { flowId: ctx.flowId, email, network: ctx.ip },
       rl.managementEmailSend,
     );
-    await this.codeSender.send(MANAGEMENT_CODES, ctx.flowId, email, (code) => ({
+    await this.codeSender.send(MANAGEMENT_CODES, ctx.flowId, email, allowance, (code) => ({
       subject: 'Your console sign-in code',
       text: `Your sign-in code is ${code}.\n\nIt expires in ${Math.round(this.config.ttl.emailCode / 60)} minutes. If you did not try to sign in, ignore this message.\n`,
     }));

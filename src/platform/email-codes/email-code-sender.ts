@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Mailer } from '../mail/mailer';
-import { EmailCodesStore, type CodeRealm } from './email-codes.store';
+import { EmailCodesStore, type CodeAllowance, type CodeRealm } from './email-codes.store';
 
 /**
  * Issues a flow's email code and mails it. The code becomes usable only once the SMTP server
@@ -20,9 +20,10 @@ export class EmailCodeSender {
     realm: CodeRealm,
     flowId: string,
     email: string,
+    allowance: CodeAllowance,
     compose: (code: string) => { subject: string; text: string },
   ): Promise<void> {
-    const code = await this.codes.issue(realm, flowId, email);
+    const code = await this.codes.issue(realm, flowId, email, allowance);
     const outcome = await this.mailer.send({ to: email, ...compose(code) }).catch(async (err: unknown) => {
       await this.codes.discard(realm, flowId).catch(() => undefined);
       throw err;

@@ -21,24 +21,86 @@ export function tenantCodes(tenantId: string): CodeRealm {
   return { domain: `svc:tenant:${tenantId}`, keyScope: `${tenantId}:` };
 }
 
+/**
+ * How long the guesses a fresh code buys may be spent, resends included (contract section 10):
+ * a resend keeps its flow's attempt count only while the new code expires within this time of
+ * the fresh one; after that a send buys a fresh allowance from the address's budget. So every
+ * wrong guess falls within this time of a send the per-address budget counted (emailGuessBound).
+ */
+export const CODE_ALLOWANCE_SECONDS = 3600;
+
+/** Whether a send buys fresh attempts (the per-address budget paid) or keeps the flow's count. */
+export type CodeAllowance = 'fresh' | 'kept';
+
 // Every attempt counts against the code, right or wrong, atomically with the comparison
 // (spec 3: at most EMAIL_CODE_MAX_ATTEMPTS). The code lives in its flow's key, so attempts made in
 // another flow never touch it (contract section 10). The MACs compared here are of secrets the
-// caller does not know, so Lua's string compare leaks nothing useful about the code.
+// caller does not know, so Lua's string compare leaks nothing useful about the code. ARGV holds
+// the maximum, the number of privacy keys n, then n code MACs and n address MACs: a code sent
+// before a PRIVACY_KEY rotation still verifies after it (contract section 12).
 const CHECK = new RedisScript(`
 local c = redis.call('HMGET', KEYS[1], 'code', 'email')
 if not c[1] then return 'missing' end
+local max = tonumber(ARGV[1])
+local keys = tonumber(ARGV[2])
 local n = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-if n > tonumber(ARGV[3]) then redis.call('DEL', KEYS[1]); return 'exhausted' end
-if c[1] == ARGV[1] and c[2] == ARGV[2] then redis.call('DEL', KEYS[1]); return 'ok' end
-if n >= tonumber(ARGV[3]) then redis.call('DEL', KEYS[1]) end
+if n > max then redis.call('DEL', KEYS[1]); return 'exhausted' end
+local code, email = false, false
+for i = 1, keys do
+  if c[1] == ARGV[2 + i] then code = true end
+  if c[2] == ARGV[2 + keys + i] then email = true end
+end
+if code and email then redis.call('DEL', KEYS[1]); return 'ok' end
+if n >= max then redis.call('DEL', KEYS[1]) end
 return 'wrong'`);
+
+// Shared by LIVE and ISSUE: whether the record in KEYS[k] is a live code for one of the address
+// MACs in ARGV[first..], whose allowance outlasts a code sent now (ARGV[2]: now + EMAIL_CODE_TTL).
+const LIVE_FOR = `
+local function liveFor(key, first, sentUntil, max)
+  local r = redis.call('HMGET', key, 'email', 'attempts', 'until')
+  if not r[1] or not tonumber(r[2]) or not tonumber(r[3]) then return nil end
+  if tonumber(r[2]) >= max or tonumber(r[3]) < sentUntil then return nil end
+  for i = first, #ARGV do
+    if r[1] == ARGV[i] then return r end
+  end
+  return nil
+end`;
+
+// ARGV: maximum attempts, EMAIL_CODE_TTL, then the address MACs under every key.
+const LIVE = new RedisScript(`${LIVE_FOR}
+local now = tonumber(redis.call('TIME')[1])
+if liveFor(KEYS[1], 3, now + tonumber(ARGV[2]), tonumber(ARGV[1])) then return 1 end
+return 0`);
+
+// Writes the flow's new code apart (KEYS[2]), unusable until activated, and removes the live one
+// (KEYS[1]). A fresh allowance starts at 0 attempts; a kept one takes the count and the deadline
+// of the flow's live code (or of one still being sent) for the address, so a resend buys no
+// guesses. A kept allowance with no such code, which only a race can cause, starts exhausted.
+// ARGV: maximum attempts, EMAIL_CODE_TTL, the code MAC, 'fresh' or 'kept', CODE_ALLOWANCE_SECONDS,
+// then the address MACs, current first.
+const ISSUE = new RedisScript(`${LIVE_FOR}
+local now = tonumber(redis.call('TIME')[1])
+local max = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local attempts, deadline = max, now + tonumber(ARGV[5])
+if ARGV[4] == 'fresh' then
+  attempts = 0
+else
+  local kept = liveFor(KEYS[1], 6, now + ttl, max) or liveFor(KEYS[2], 6, now + ttl, max)
+  if kept then attempts, deadline = tonumber(kept[2]), tonumber(kept[3]) end
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[2], 'code', ARGV[3], 'email', ARGV[6], 'attempts', attempts, 'until', deadline)
+redis.call('EXPIRE', KEYS[2], ttl)
+return attempts`);
 
 /**
  * Six-digit email codes (spec 2.3, 3), for management sign-in and tenant email verification alike:
  * one live code per flow, stored only as an HMAC under the privacy key, valid EMAIL_CODE_TTL, at
- * most EMAIL_CODE_MAX_ATTEMPTS attempts per code. How many codes an address gets, and so how many
- * guesses, is bounded where they are sent (EmailCodeBudgets).
+ * most EMAIL_CODE_MAX_ATTEMPTS attempts per allowance, which a resend keeps. How many fresh
+ * allowances an address gets, and so how many guesses, is bounded where they are sent
+ * (EmailCodeBudgets).
  */
 @Injectable()
 export class EmailCodesStore {
@@ -51,18 +113,23 @@ export class EmailCodesStore {
   /**
    * Generates a fresh code for the flow, replacing any earlier one. It is stored apart, unusable,
    * until `activate` says its mail was accepted: a code whose mail failed can then never be used,
-   * even if removing it fails too.
+   * even if removing it fails too. A `kept` allowance carries the flow's attempt count over.
    */
-  async issue(realm: CodeRealm, flowId: string, email: string): Promise<string> {
+  async issue(realm: CodeRealm, flowId: string, email: string, allowance: CodeAllowance): Promise<string> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
-    const pending = pendingKey(realm, flowId);
-    await this.redis
-      .multi()
-      .del(codeKey(realm, flowId))
-      .hset(pending, 'code', this.codeMac(realm, flowId, code), 'email', this.emailMac(realm, email), 'attempts', '0')
-      .expire(pending, this.config.ttl.emailCode)
-      .exec()
-      .then(assertExecOk);
+    const { emailCode, emailCodeMaxAttempts } = this.config.ttl;
+    await ISSUE.run(
+      this.redis,
+      [codeKey(realm, flowId), pendingKey(realm, flowId)],
+      [
+        emailCodeMaxAttempts,
+        emailCode,
+        this.pseudonymizer.mac(`${realm.domain}:email-code`, `${flowId}:${code}`),
+        allowance,
+        CODE_ALLOWANCE_SECONDS,
+        ...this.emailMacs(realm, email),
+      ],
+    );
     return code;
   }
 
@@ -75,33 +142,33 @@ export class EmailCodesStore {
     await this.redis.del(pendingKey(realm, flowId));
   }
 
-  /** Whether the flow holds a code for this address that can still be used. */
+  /**
+   * Whether the flow holds a code for this address that can still be used and whose allowance
+   * outlasts a code sent now: a resend then keeps the attempt count instead of buying a fresh one.
+   */
   async holdsLiveCode(realm: CodeRealm, flowId: string, email: string): Promise<boolean> {
-    const [mac, attempts] = await this.redis.hmget(codeKey(realm, flowId), 'email', 'attempts');
-    return mac === this.emailMac(realm, email) && Number(attempts) < this.config.ttl.emailCodeMaxAttempts;
+    const live = await LIVE.run(
+      this.redis,
+      [codeKey(realm, flowId)],
+      [this.config.ttl.emailCodeMaxAttempts, this.config.ttl.emailCode, ...this.emailMacs(realm, email)],
+    );
+    return live === 1;
   }
 
   async check(realm: CodeRealm, flowId: string, email: string, code: string): Promise<boolean> {
+    const codeMacs = this.pseudonymizer.macs(`${realm.domain}:email-code`, `${flowId}:${code}`);
     const result = await CHECK.run(
       this.redis,
       [codeKey(realm, flowId)],
-      [this.codeMac(realm, flowId, code), this.emailMac(realm, email), this.config.ttl.emailCodeMaxAttempts],
+      [this.config.ttl.emailCodeMaxAttempts, codeMacs.length, ...codeMacs, ...this.emailMacs(realm, email)],
     );
     return result === 'ok';
   }
 
-  private codeMac(realm: CodeRealm, flowId: string, code: string): string {
-    return this.pseudonymizer.mac(`${realm.domain}:email-code`, `${flowId}:${code}`);
+  /** The address's MAC under every privacy key, current first (contract section 12). */
+  private emailMacs(realm: CodeRealm, email: string): string[] {
+    return this.pseudonymizer.macs(`${realm.domain}:email`, email);
   }
-
-  private emailMac(realm: CodeRealm, email: string): string {
-    return this.pseudonymizer.mac(`${realm.domain}:email`, email);
-  }
-}
-
-function assertExecOk(results: [Error | null, unknown][] | null): void {
-  const failed = results?.find(([err]) => err !== null);
-  if (!results || failed) throw failed?.[0] ?? new Error('redis transaction aborted');
 }
 
 const codeKey = (realm: CodeRealm, flowId: string): string => `cc:${realm.keyScope}{${flowId}}`;

@@ -80,7 +80,7 @@ describe('management email codes: origin, flow cookie, attempts, lifetime', () =
     const flow = await startFlow(t);
     const code = await requestCode(t, flow, 'hmac@studio.example');
     const stored = await t.redis.hgetall(`cc:{${flow.flowId}}`);
-    expect(Object.keys(stored).sort()).toEqual(['attempts', 'code', 'email']);
+    expect(Object.keys(stored).sort()).toEqual(['attempts', 'code', 'email', 'until']);
     expect(JSON.stringify(stored)).not.toContain(code);
     expect(JSON.stringify(stored)).not.toContain('hmac@studio.example');
     const ttl = await t.redis.ttl(`cc:{${flow.flowId}}`);
