@@ -5,9 +5,11 @@ import { QueryFailedError } from 'typeorm';
  * 10): out of memory under `noeviction`, a read-only replica after failover, a script running too
  * long, a dataset still loading, a failed snapshot that stops writes, too few replicas, and a
  * transaction aborted by one of them (EXECABORT). Inside a script they come wrapped in its error.
+ * A password changed or missing on the server (NOAUTH, WRONGPASS) and a server at its maxclients
+ * are deployment states too, cured without touching the request.
  */
 const REDIS_REFUSALS =
-  /OOM command not allowed|\bBUSY\b|\bMISCONF\b|\bNOREPLICAS\b|\bMASTERDOWN\b|\bEXECABORT\b|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN/;
+  /OOM command not allowed|\bBUSY\b|\bMISCONF\b|\bNOREPLICAS\b|\bMASTERDOWN\b|\bEXECABORT\b|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN|\bNOAUTH\b|\bWRONGPASS\b|max number of clients reached/;
 
 /**
  * PostgreSQL SQLSTATEs that mean "not now" rather than "wrong": serialization failure (40001),
