@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Multi-stage: build with dev dependencies, run with production dependencies only, as non-root.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app

@@ -9,9 +9,9 @@ async function main(): Promise<void> {
   await assertKeysUsable(config);
   const app = await createApp(config);
   // listen() runs the start-up checks (ControlPlaneSeedCheck) before accepting connections.
-  await app.listen(config.port);
+  await (config.host === null ? app.listen(config.port) : app.listen(config.port, config.host));
   process.stdout.write(
-    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, node: process.versions.node, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
+    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, host: config.host ?? 'all interfaces', node: process.versions.node, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
   );
 }
 

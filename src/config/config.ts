@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 
 /**
@@ -9,6 +10,8 @@ import { importJWK, type JWK } from 'jose';
 export interface AppConfig {
   readonly nodeEnv: 'production' | 'development' | 'test';
   readonly port: number;
+  /** Listen address (HOST); null listens on every interface, as inside the container image. */
+  readonly host: string | null;
   readonly metricsPort: number | null;
   /** Address of the metrics listener; loopback unless an operator opens it (contract 12). */
   readonly metricsHost: string;
@@ -354,6 +357,14 @@ function readAuditRetention(r: Reader): number {
   return r.int('AUDIT_RETENTION_DAYS', 365, 1, 36_500);
 }
 
+/** An IP address to listen on, such as 127.0.0.1 with host networking behind a local proxy. */
+function readHost(r: Reader): string | null {
+  const host = r.raw('HOST');
+  if (host === undefined) return null;
+  if (!isIP(host)) r.problems.push('HOST: must be an IP address to listen on, such as 127.0.0.1 or ::');
+  return host;
+}
+
 function readGuestRetention(r: Reader): number {
   return r.int('GUEST_RETENTION_DAYS', 7, 0, 36_500);
 }
@@ -478,6 +489,7 @@ export function loadConfig(env: Env): AppConfig {
   const config: AppConfig = {
     nodeEnv,
     port: r.int('PORT', 3000, 0, 65535),
+    host: readHost(r),
     metricsPort: r.raw('METRICS_PORT') === undefined ? null : r.int('METRICS_PORT', 9464, 0, 65535),
     metricsHost: r.raw('METRICS_HOST') ?? '127.0.0.1',
     authOrigin,

@@ -99,6 +99,15 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  it('listens on every interface unless HOST names an address (an IP)', () => {
+    expect(loadConfig(env({})).host).toBeNull();
+    expect(loadConfig(env({ HOST: '127.0.0.1' })).host).toBe('127.0.0.1');
+    expect(loadConfig(env({ HOST: '::1' })).host).toBe('::1');
+    expect(problemsOf(env({ HOST: 'localhost:3000' }))).toEqual([
+      'HOST: must be an IP address to listen on, such as 127.0.0.1 or ::',
+    ]);
+  });
+
   it('accepts any positive customer session lifetime, and 0 to turn the reuse interval off (contract 13)', () => {
     const c = loadConfig(
       env({ CUSTOMER_SESSION_IDLE_TTL: '5', CUSTOMER_SESSION_ABSOLUTE_TTL: '31536000', REFRESH_REUSE_INTERVAL: '0' }),

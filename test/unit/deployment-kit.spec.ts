@@ -39,6 +39,7 @@ interface ComposeService {
   env_file?: string;
   ports?: string[];
   depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test?: string[] };
 }
 
 describe('deployment kit', () => {
@@ -131,6 +132,24 @@ describe('deployment kit', () => {
     expect(dockerfile).toMatch(/org\.opencontainers\.image\.title="svc-auth"/);
     expect(dockerfile).toMatch(/^USER node$/m);
   });
+  it('the build context holds only what the Dockerfile copies, never secrets, and needs no frontend image', () => {
+    const ignore = read('.dockerignore')
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    // Everything is excluded, then only the copied sources come back: node_modules, .git, dist
+    // and every .env file stay out of the build context.
+    expect(ignore[0]).toBe('*');
+    const copied = [...read('Dockerfile').matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(' '));
+    expect(ignore.slice(1).sort()).toEqual([...new Set(copied)].map((f) => `!${f}`).sort());
+    // A syntax directive makes BuildKit fetch a frontend image from a registry.
+    expect(read('Dockerfile')).not.toMatch(/^# *syntax=/m);
+    expect(read('.gitignore').split('\n')).toEqual(expect.arrayContaining(['.env.secrets', '.env.local']));
+  });
+
+  it("the compose file's PostgreSQL health check asks over TCP, which the init server does not listen on", () => {
+    expect(services['postgres']?.healthcheck?.test).toEqual(expect.arrayContaining(['pg_isready', '-h', '127.0.0.1']));
+  });
+
   it('the image, npm start and the demo run with the same V8 heap flags, the ones the bench measures', () => {
     const heapFlags = (line: string | undefined): string[] =>
       [...(line ?? '').matchAll(/--max-[\w-]+=\d+/g)].map((m) => m[0]);
