@@ -1,5 +1,7 @@
 // The demo game: plays as a guest at once, then keeps the player's id when an email address or a
 // chat account is attached. Everything about signing in goes through the guest SDK, unchanged.
+// Two tabs of the game share one player: the SDK makes them take turns to refresh (Web Locks),
+// and this page follows what the other tab did (contract section 13).
 import { GuestApiError, GuestClient, webStorage } from '/sdk/index.js';
 
 const $ = (id) => document.getElementById(id);
@@ -18,9 +20,13 @@ const auth = new GuestClient({
   ...(storedFlow ? { browserFlowId: storedFlow } : {}),
 });
 sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
+// For the browser's console and the Chromium tests: `starClicker.auth.refresh()`.
+globalThis.starClicker = { auth };
 
 let email = '';
 let mode = 'upgrade';
+
+const scoreKey = (userId) => `star-clicker:score:${userId}`;
 
 function say(text) {
   $('status').textContent = text;
@@ -29,9 +35,10 @@ function say(text) {
 function render() {
   $('player').hidden = auth.userId === null;
   $('save').hidden = auth.isGuest !== true;
+  $('danger').hidden = auth.userId === null;
   $('user-id').textContent = auth.userId ?? '';
   $('account-kind').textContent = auth.isGuest ? 'guest' : 'account';
-  $('score').textContent = localStorage.getItem(`star-clicker:score:${auth.userId}`) ?? '0';
+  $('score').textContent = localStorage.getItem(scoreKey(auth.userId)) ?? '0';
 }
 
 async function refreshOrNull() {
@@ -41,6 +48,38 @@ async function refreshOrNull() {
     if (err instanceof GuestApiError && (err.code === 'no_refresh_token' || err.code === 'invalid_grant')) return null;
     throw err;
   }
+}
+
+/** Tabs run this one at a time: the steps that decide which player the origin's tabs share. */
+function exclusively(task) {
+  return navigator.locks ? navigator.locks.request('star-clicker:player', task) : task();
+}
+
+let resuming = null;
+/**
+ * The stored session, or a new guest when there is none. Two tabs opened (or left without a
+ * session) together end up on one guest, not two.
+ */
+function resume() {
+  resuming ??= exclusively(async () => {
+    if (await refreshOrNull()) return `Welcome back, ${auth.userId}.`;
+    const guest = await auth.createGuest();
+    return `Playing as guest ${guest.user_id}.`;
+  }).finally(() => {
+    resuming = null;
+  });
+  return resuming;
+}
+
+/** Catches up with what another tab did to the stored session; an ended one is handled below. */
+function sync() {
+  return auth.getAccessToken().then(
+    () => undefined,
+    (err) => {
+      if (!(err instanceof GuestApiError) || (err.code !== 'no_refresh_token' && err.code !== 'invalid_grant'))
+        throw err;
+    },
+  );
 }
 
 async function upgradeWith(proofId) {
@@ -67,9 +106,7 @@ async function start() {
     await upgradeWith(GuestClient.chatRedirectResult(here.toString()).proof_id);
     return;
   }
-  if (await refreshOrNull()) return say(`Welcome back, ${auth.userId}.`);
-  const guest = await auth.createGuest();
-  say(`Playing as guest ${guest.user_id}.`);
+  say(await resume());
 }
 
 function run(action) {
@@ -81,10 +118,23 @@ function run(action) {
   };
 }
 
+// Another tab upgraded, signed in, or moved to a new guest: show that player. A session that ended
+// here (revoked, erased in another tab) continues as the stored session or a fresh guest.
+auth.on('user', render);
+auth.on('session', (change) => {
+  if (change.reason === 'ended') run(async () => say(`Your session ended. ${await resume()}`))();
+});
+// Another tab rotated, replaced or dropped the stored token, or caught a star: catch up now rather
+// than at this tab's next refresh.
+window.addEventListener('storage', (event) => {
+  if (event.key?.endsWith(':refresh_token')) run(sync)();
+  else render();
+});
+
 $('play').addEventListener(
   'click',
   run(async () => {
-    const key = `star-clicker:score:${auth.userId}`;
+    const key = scoreKey(auth.userId);
     localStorage.setItem(key, String(Number(localStorage.getItem(key) ?? '0') + 1));
   }),
 );
@@ -128,6 +178,33 @@ $('chat').addEventListener(
   run(async () => {
     await auth.createLinkingIntent();
     location.assign(await auth.chatAuthorizeUrl());
+  }),
+);
+// App stores require in-app deletion, guests included; a second click confirms.
+$('delete').addEventListener(
+  'click',
+  run(async () => {
+    $('delete-confirm').hidden = false;
+  }),
+);
+$('delete-cancel').addEventListener(
+  'click',
+  run(async () => {
+    $('delete-confirm').hidden = true;
+  }),
+);
+$('delete-yes').addEventListener(
+  'click',
+  run(async () => {
+    const erased = auth.userId;
+    // The fresh guest is made before another tab may look for a session, so the tabs share it.
+    const guest = await exclusively(async () => {
+      await auth.deleteAccount();
+      return auth.createGuest();
+    });
+    localStorage.removeItem(scoreKey(erased));
+    $('delete-confirm').hidden = true;
+    say(`Account ${erased} deleted; playing as new guest ${guest.user_id}.`);
   }),
 );
 

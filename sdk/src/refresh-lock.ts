@@ -31,9 +31,39 @@ export interface LockManagerLike {
   request<T>(name: string, options: { mode: 'exclusive' }, task: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Web Storage reaches other tabs asynchronously (Chromium copies each write to the other renderer
+ * processes by message), so a tab granted the lock the instant another released it can still read
+ * the token the other just replaced. The holder therefore keeps the lock this long after its task
+ * is done; its caller has the result at once.
+ */
+const SETTLE_MS = 100;
+
+/** Runs `task`, answering the caller as soon as it is done while the turn lasts `settleMs` more. */
+function answerThenSettle<T>(
+  task: () => Promise<T>,
+  settleMs: number,
+): { turn: () => Promise<void>; result: Promise<T> } {
+  let settle!: (outcome: Promise<T>) => void;
+  const result = new Promise<T>((resolve) => (settle = resolve));
+  const turn = async () => {
+    const outcome = task();
+    settle(outcome);
+    await outcome.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+  };
+  return { turn, result };
+}
+
 /** Tabs, workers and frames of one origin take turns through the browser's Web Locks. */
-export function webLocks(locks: LockManagerLike): RefreshLock {
-  return { run: (name, task) => locks.request(name, { mode: 'exclusive' }, task) };
+export function webLocks(locks: LockManagerLike, settleMs = SETTLE_MS): RefreshLock {
+  return {
+    run<T>(name: string, task: () => Promise<T>): Promise<T> {
+      const { turn, result } = answerThenSettle(task, settleMs);
+      // A refused lock request (a document being torn down) fails the caller too.
+      return Promise.race([result, locks.request(name, { mode: 'exclusive' }, turn).then(() => result)]);
+    },
+  };
 }
 
 /** The Web Storage methods the lease uses. */
@@ -50,7 +80,7 @@ export interface LeaseStorage {
  * while holding the lease blocks the others for at most `leaseMs`. Web Storage has no
  * compare-and-set, so two tabs can still, rarely, both proceed: then the service's reuse interval
  * answers both with the same token, and the client's re-read of storage after `invalid_grant`
- * covers the rest.
+ * covers the rest. A page that goes away (reload, close) gives its claims up on `pagehide`.
  */
 export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; settleMs?: number } = {}): RefreshLock {
   const leaseMs = opts.leaseMs ?? 40_000;
@@ -67,7 +97,20 @@ export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; se
       return null;
     }
   };
+  // This page's claims, given up when the page goes away, so a reload does not wait out the lease.
+  const claims = new Map<string, string>();
+  const giveUp = (key: string, me: string) => {
+    if (holder(key)?.owner === me) storage.removeItem(key);
+    if (claims.get(key) === me) claims.delete(key);
+  };
+  (globalThis as { addEventListener?: (type: string, listener: () => void) => void }).addEventListener?.(
+    'pagehide',
+    () => {
+      for (const [key, me] of [...claims]) giveUp(key, me);
+    },
+  );
   async function acquire(key: string, me: string): Promise<void> {
+    claims.set(key, me);
     for (;;) {
       const held = holder(key);
       if (held === null || held.until < Date.now()) {
@@ -88,7 +131,8 @@ export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; se
         try {
           return await task();
         } finally {
-          if (holder(key)?.owner === me) storage.removeItem(key);
+          // As with Web Locks, the release waits until the task's writes have reached other tabs.
+          void wait(settleMs * 2).then(() => giveUp(key, me));
         }
       }),
   };

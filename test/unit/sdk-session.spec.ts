@@ -1,5 +1,5 @@
 import { GuestApiError, GuestClient, type GuestClientOptions, type TokenSet } from '../../sdk/src/guest-client';
-import { processLock, storageLease } from '../../sdk/src/refresh-lock';
+import { processLock, storageLease, webLocks } from '../../sdk/src/refresh-lock';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from '../../sdk/src/retry';
 import { MemorySecureStorage, webStorage, type SecureStorage } from '../../sdk/src/secure-storage';
 import type { SessionChange } from '../../sdk/src/session-events';
@@ -185,6 +185,7 @@ describe('the SDK keeps one refresh in flight', () => {
     const tabs = [storageLease(local, { settleMs: 5 }), storageLease(local, { settleMs: 5 })];
     await Promise.all(tabs.flatMap((lease) => [lease.run('n', task), lease.run('n', task), lease.run('n', task)]));
     expect(overlapped).toBe(false);
+    await new Promise((r) => setTimeout(r, 30));
     expect(backing.has('n:lease')).toBe(false);
   });
 });
@@ -462,6 +463,19 @@ describe('storage and locks', () => {
     expect(new MemorySecureStorage().lock).toBeDefined();
     const s: SecureStorage = webStorage({ getItem: () => null, setItem: () => undefined, removeItem: () => undefined });
     expect(s.lock).toBeDefined();
+  });
+
+  it('answers a Web Locks caller at once but holds the turn until other tabs can see its writes', async () => {
+    const queue = processLock();
+    const fake = { request: <T>(name: string, _o: unknown, task: () => Promise<T>) => queue.run(name, task) };
+    const locks = webLocks(fake, 40);
+    const started = Date.now();
+    const first = await locks.run('n', () => Promise.resolve('first'));
+    expect(first).toBe('first');
+    expect(Date.now() - started).toBeLessThan(30);
+    await locks.run('n', () => Promise.resolve('second'));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(39);
+    await expect(locks.run('n', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
   });
 
   it('runs one task at a time per name in a process queue, and names apart in parallel', async () => {

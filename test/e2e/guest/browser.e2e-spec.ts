@@ -1,74 +1,32 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startGameServer } from '../../../scripts/game-server';
-import { ClientsRepository } from '../../../src/directory/clients.repository';
-import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import type { BrowserContext, Page } from 'playwright-core';
+import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
+import { emailProof, type GuestWorld } from '../../support/guest-fixtures';
 
-const ROOT = join(__dirname, '..', '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
-
-/**
- * Contract section 11 in a real browser: Debian's Chromium (never a downloaded browser) driven by
- * playwright-core through the demo game (demo/game/), served on http://127.0.0.1:<port> while the
- * API is http://localhost:<port>: another site, so every call is a credentialed CORS request and
- * the flow cookie is a partitioned third-party cookie. The game uses the SDK package as built.
- */
+/** The demo game on another site, in Chromium (test/browser/game-world.ts): the guest flows. */
 describe('a game on another site, in Chromium: guest, upgrade, sign-in, refresh', () => {
+  let world: GameWorld;
   let w: GuestWorld;
-  let game: { origin: string; close(): Promise<void> };
-  let sdkDir: string;
-  let browser: Browser;
+  let game: { origin: string };
   let context: BrowserContext;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    sdkDir = mkdtempSync(join(tmpdir(), 'sdk-dist-'));
-    execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(ROOT, 'sdk/tsconfig.json'), '--outDir', sdkDir]);
-    w = await startGuestWorld({ RATE_LIMITS: 'off' });
-    game = await startGameServer({
-      sdkDir,
-      config: { baseUrl: w.t.authOrigin, tenantId: 'acme', clientId: 'cli_web' },
-    });
-    // The game's page is the client's redirect URI, so its origin is a web origin (contract 11).
-    await w.t.app.get(ClientsRepository).insert({
-      id: 'cli_web',
-      tenantId: 'acme',
-      name: 'Star Clicker',
-      type: 'browser',
-      enabled: true,
-      scopes: ['openid', 'offline_access'],
-      redirectUris: [`${game.origin}/`],
-      secretDigest: null,
-    });
+    world = await startGameWorld();
+    ({ w, game } = world);
     expect(new URL(game.origin).hostname).not.toBe(new URL(w.t.authOrigin).hostname);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
   }, 90_000);
   afterAll(async () => {
-    await browser?.close();
-    await game?.close();
-    await w?.close();
-    rmSync(sdkDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   beforeEach(async () => {
-    context = await browser.newContext();
+    context = await world.browser.newContext();
     page = await context.newPage();
     problems = [];
-    // Any script error, CSP violation or CORS refusal on the page fails the test. (A status the
-    // flow expects, such as the 409 below, and the fake platform's missing favicon are logged by
-    // Chromium as "Failed to load resource" and are not problems.)
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    // Any script error, CSP violation or CORS refusal on the page fails the test.
+    watchProblems(page, problems);
   });
   afterEach(async () => {
     await context.close();

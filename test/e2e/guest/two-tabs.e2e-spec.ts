@@ -1,0 +1,173 @@
+import { join } from 'node:path';
+import type { BrowserContext, Page, Request } from 'playwright-core';
+import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
+
+const REFRESH_KEY = 'svc-auth:acme:cli_web:refresh_token';
+
+/** What a test reads of the SDK client the demo exposes as `starClicker.auth`. */
+interface PageAuth {
+  refresh(): Promise<{ refresh_token?: string; session_id: string }>;
+  me(): Promise<{ id: string; guest: boolean }>;
+  readonly accessToken: string | null;
+  readonly userId: string | null;
+}
+type PageGlobals = typeof globalThis & { starClicker: { auth: PageAuth } };
+
+const refreshInPage = (page: Page) =>
+  page.evaluate(async () => {
+    const auth = (globalThis as PageGlobals).starClicker.auth;
+    const set = await auth.refresh();
+    return { refreshToken: set.refresh_token, userId: auth.userId };
+  });
+const meInPage = (page: Page) => page.evaluate(() => (globalThis as PageGlobals).starClicker.auth.me());
+
+/**
+ * Contract 13 in Chromium: a player keeps the account through two tabs refreshing at once,
+ * reloads, a refresh answer lost on the way, and can erase it from the game. The demo game runs on
+ * another site than the API (test/browser/game-world.ts) with the SDK as built.
+ */
+describe('players keep their accounts in Chromium: two tabs, lost answers, self-service deletion', () => {
+  let world: GameWorld;
+  let context: BrowserContext;
+  let problems: string[];
+  /** Every refresh token the pages presented to the token endpoint, in order. */
+  let presented: string[];
+
+  beforeAll(async () => {
+    world = await startGameWorld();
+  }, 90_000);
+  afterAll(async () => {
+    await world?.close();
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  async function newContext(opts: { withoutWebLocks?: boolean } = {}): Promise<void> {
+    context = await world.browser.newContext();
+    problems = [];
+    presented = [];
+    if (opts.withoutWebLocks) {
+      // A browser without Web Locks (Safari before 15.4): the SDK falls back to its lease.
+      await context.addInitScript(() => {
+        delete (Navigator.prototype as { locks?: unknown }).locks;
+      });
+    }
+    context.on('request', (req: Request) => {
+      if (req.method() === 'POST' && new URL(req.url()).pathname === '/t/acme/token') {
+        presented.push(JSON.parse(req.postData() ?? '{}').refresh_token as string);
+      }
+    });
+  }
+
+  async function openTab(): Promise<Page> {
+    const page = await context.newPage();
+    watchProblems(page, problems);
+    await page.goto(`${world.game.origin}/`);
+    return page;
+  }
+
+  const status = (page: Page, text: string | RegExp) => page.locator('#status').filter({ hasText: text }).waitFor();
+  const userId = async (page: Page) => (await page.locator('#user-id').textContent()) as string;
+  const score = (page: Page) => page.locator('#score').textContent();
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `two-tabs-${name}.png`), fullPage: true });
+
+  async function guestWithStars(page: Page, stars: number): Promise<string> {
+    await status(page, /Playing as guest usr_/);
+    for (let i = 0; i < stars; i++) await page.locator('#play').click();
+    await page.locator('#score', { hasText: String(stars) }).waitFor();
+    return userId(page);
+  }
+
+  it.each<[string, { withoutWebLocks?: boolean }]>([
+    ['Web Locks', {}],
+    ['a localStorage lease (no Web Locks)', { withoutWebLocks: true }],
+  ])('two tabs refresh at the same moment and reload: player, stars and session survive (%s)', async (_, opts) => {
+    await newContext(opts);
+    const one = await openTab();
+    expect(await one.evaluate(() => 'locks' in navigator)).toBe(!opts.withoutWebLocks);
+    const id = await guestWithStars(one, 3);
+    const two = await openTab();
+    await status(two, `Welcome back, ${id}`);
+    expect(await score(two)).toBe('3');
+
+    const both = await Promise.all([refreshInPage(one), refreshInPage(two)]);
+    expect(both.map((r) => r.userId)).toEqual([id, id]);
+
+    await Promise.all([one.reload(), two.reload()]);
+    await Promise.all([status(one, `Welcome back, ${id}`), status(two, `Welcome back, ${id}`)]);
+    expect([await userId(one), await userId(two), await score(one), await score(two)]).toEqual([id, id, '3', '3']);
+    await shot(two, `after-reload${opts.withoutWebLocks ? '-lease' : ''}`);
+
+    // The session is live: the service answers both tabs' bearer, and no tab ever presented a
+    // refresh token twice (the reuse interval was never needed).
+    expect(await meInPage(one)).toMatchObject({ id, guest: true });
+    expect(await meInPage(two)).toMatchObject({ id, guest: true });
+    expect(presented.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(presented).size).toBe(presented.length);
+    expect(problems).toEqual([]);
+  });
+
+  it('retries a refresh whose answer was lost, and the player keeps the account', async () => {
+    await newContext();
+    const page = await openTab();
+    const id = await guestWithStars(page, 2);
+    // The service rotates, then the connection drops: the page never sees the answer.
+    let lost: string | undefined;
+    await page.route('**/t/acme/token', async (route) => {
+      if (lost !== undefined || route.request().method() !== 'POST') return route.continue();
+      const answer = await route.fetch();
+      lost = (await answer.json()).refresh_token as string;
+      expect(answer.status()).toBe(200);
+      await route.abort('failed');
+    });
+    const retried = await refreshInPage(page);
+    // The retry presented the same token within the reuse interval and got the same successor.
+    expect(presented).toHaveLength(2);
+    expect(presented[0]).toBe(presented[1]);
+    expect(retried).toEqual({ refreshToken: lost, userId: id });
+    expect(await page.evaluate((key) => localStorage.getItem(key), REFRESH_KEY)).toBe(lost);
+
+    await page.unroute('**/t/acme/token');
+    await page.reload();
+    await status(page, `Welcome back, ${id}`);
+    expect(await score(page)).toBe('2');
+    expect(await meInPage(page)).toMatchObject({ id });
+    expect(problems).toEqual([]);
+  });
+
+  it('deletes the account from the game after a confirmation; a new guest starts in both tabs', async () => {
+    await newContext();
+    const one = await openTab();
+    const id = await guestWithStars(one, 4);
+    const two = await openTab();
+    await status(two, `Welcome back, ${id}`);
+    const oldRefresh = (await one.evaluate((key) => localStorage.getItem(key), REFRESH_KEY)) as string;
+    const oldAccess = (await one.evaluate(() => (globalThis as PageGlobals).starClicker.auth.accessToken)) as string;
+
+    await one.locator('#delete').click();
+    expect(await one.locator('#delete-confirm').isVisible()).toBe(true);
+    await shot(one, 'delete-confirm');
+    await one.locator('#delete-yes').click();
+    await status(one, new RegExp(`Account ${id} deleted; playing as new guest usr_`));
+    const newId = await userId(one);
+    expect(newId).toMatch(/^usr_/);
+    expect(newId).not.toBe(id);
+    expect(await score(one)).toBe('0');
+    expect(await one.evaluate((key) => localStorage.getItem(key), `star-clicker:score:${id}`)).toBeNull();
+    await shot(one, 'after-delete');
+    // The other tab follows the origin's player to the fresh guest.
+    await two.locator('#user-id', { hasText: newId }).waitFor();
+
+    // The erased player's tokens are refused from now on.
+    const auth = world.w.t.auth();
+    const refused = await auth
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: 'cli_web' });
+    expect([refused.status, refused.body.error]).toEqual([400, 'invalid_grant']);
+    await world.w.t.auth().get('/t/acme/me').set('Authorization', `Bearer ${oldAccess}`).expect(401);
+    expect(await meInPage(two)).toMatchObject({ id: newId, guest: true });
+    expect(problems).toEqual([]);
+  });
+});
