@@ -25,6 +25,9 @@ const CREDENTIALED: CorsOptions = {
   // DELETE: a player deletes its own account from the game's page (contract 13, DELETE /me).
   methods: ['POST', 'GET', 'DELETE'],
   allowedHeaders: ['authorization', 'content-type'],
+  // The SDK on a game's page honours Retry-After on 429 and 503 (contract 13); a cross-origin
+  // page can read only the response headers exposed to it.
+  exposedHeaders: ['Retry-After'],
   optionsSuccessStatus: 204,
 };
 

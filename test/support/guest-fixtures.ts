@@ -67,6 +67,8 @@ export async function startGuestWorld(overrides: Record<string, string> = {}): P
         clientId: opts.clientId ?? 'cli_game',
         storage: new MemorySecureStorage(),
         cookies: new MemoryCookieJar(),
+        // A test drives every refresh itself: a timer rotating a token in the background would race it.
+        autoRefresh: false,
         ...(opts.browserFlowId ? { browserFlowId: opts.browserFlowId } : {}),
       }),
     async close() {
