@@ -28,5 +28,5 @@ echo "== e2e on a 3-master Redis Cluster" >&2
 nodes=$(bash scripts/redis-cluster.sh start)
 trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 # The Chromium suites exercise the browser, not Redis: they run once, above.
-TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js --testPathIgnorePatterns '/browser\.e2e-spec\.ts$' -- test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input test/e2e/flow-integrity test/e2e/flood \
+TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js --testPathIgnorePatterns '/(browser|two-tabs)\.e2e-spec\.ts$' -- test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input test/e2e/flow-integrity test/e2e/flood \
   test/e2e/operations/user-admin.e2e-spec.ts test/e2e/operations/key-rotation.e2e-spec.ts
