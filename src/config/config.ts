@@ -19,7 +19,12 @@ export interface AppConfig {
   readonly consoleOrigin: string;
   /** Base URL the console BFF uses to reach the API; defaults to AUTH_ORIGIN. */
   readonly authInternalUrl: string;
-  readonly trustProxy: boolean;
+  /**
+   * Proxies trusted in front of the service (TRUST_PROXY=true: TRUST_PROXY_HOPS, default 1; a CDN
+   * and a load balancer are 2); 0 when TRUST_PROXY is not true. Truthy exactly when forwarded
+   * headers are honoured.
+   */
+  readonly trustProxy: number;
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly redisClusterNodes: readonly string[];
@@ -365,6 +370,20 @@ function readHost(r: Reader): string | null {
   return host;
 }
 
+/**
+ * How many proxies append to X-Forwarded-For in front of the service: the client is the entry that
+ * many hops from the right (contract section 10: a client never chooses its own budget subject).
+ * TRUST_PROXY_HOPS without TRUST_PROXY=true is a mistake worth naming, not a silent no-op.
+ */
+function readTrustProxy(r: Reader): number {
+  const trusted = r.bool('TRUST_PROXY', false);
+  const hops = r.int('TRUST_PROXY_HOPS', 1, 1, 10);
+  if (!trusted && r.raw('TRUST_PROXY_HOPS') !== undefined) {
+    r.problems.push('TRUST_PROXY_HOPS: needs TRUST_PROXY=true');
+  }
+  return trusted ? hops : 0;
+}
+
 function readGuestRetention(r: Reader): number {
   return r.int('GUEST_RETENTION_DAYS', 7, 0, 36_500);
 }
@@ -494,7 +513,7 @@ export function loadConfig(env: Env): AppConfig {
     metricsHost: r.raw('METRICS_HOST') ?? '127.0.0.1',
     authOrigin,
     authInternalUrl,
-    trustProxy: r.bool('TRUST_PROXY', false),
+    trustProxy: readTrustProxy(r),
     ...database,
     ...redis,
     ...consoleClient,

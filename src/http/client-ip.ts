@@ -2,12 +2,17 @@ import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The client IP for rate limits: the socket peer, or with TRUST_PROXY the right-most
- * X-Forwarded-For hop (the one our own proxy appended), never a client-chosen left-most value.
+ * The client IP for rate limits: the socket peer, or behind `trustedHops` proxies (TRUST_PROXY_HOPS,
+ * contract section 10) the X-Forwarded-For entry that many hops from the right. Each trusted proxy
+ * appends the address it was reached from, so the right-most `trustedHops` entries are ours and the
+ * last of them names the client; anything further left was chosen by the client and is never used.
+ * A header shorter than that (a request that bypassed a proxy) counts as its left-most entry, the
+ * closest thing to the client that a proxy of ours wrote. `true` means one hop, `false` or 0 none.
  */
-export function clientIp(req: Request, trustProxy: boolean): string {
+export function clientIp(req: Request, trustedHops: number | boolean): string {
   const socketIp = req.socket.remoteAddress ?? 'unknown';
-  if (!trustProxy) return socketIp;
+  const hopsTrusted = trustedHops === true ? 1 : trustedHops === false ? 0 : trustedHops;
+  if (hopsTrusted < 1) return socketIp;
   const xff = req.headers['x-forwarded-for'];
   const header = Array.isArray(xff) ? xff.join(',') : xff;
   if (!header) return socketIp;
@@ -15,8 +20,8 @@ export function clientIp(req: Request, trustProxy: boolean): string {
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
-  const last = hops[hops.length - 1];
-  return last === undefined ? socketIp : hopAddress(last);
+  const client = hops[Math.max(0, hops.length - hopsTrusted)];
+  return client === undefined ? socketIp : hopAddress(client);
 }
 
 /**
@@ -45,27 +50,24 @@ export interface NetworkTier {
  * fresh budget per address. IPv4-mapped IPv6 (`::ffff:203.0.113.7`, what a dual-stack socket
  * reports) is the IPv4 address it maps.
  */
-export function clientNetwork(req: Request, trustProxy: boolean): string {
-  return clientNetworkTiers(req, trustProxy)[0]?.network ?? 'unknown';
+export function clientNetwork(req: Request, trustedHops: number | boolean): string {
+  return clientNetworkTiers(req, trustedHops)[0]?.network ?? 'unknown';
 }
 
 /**
  * The client's network and the coarser networks around it: IPv4 /32 and /24, IPv6 /64, /56 and
  * /48. One routed /48 holds 65,536 /64s, so a budget of the /64 alone is multiplied by as much.
  */
-export function clientNetworkTiers(req: Request, trustProxy: boolean): readonly NetworkTier[] {
+export function clientNetworkTiers(req: Request, trustedHops: number | boolean): readonly NetworkTier[] {
   // Read by the per-network budget and again by the route's own budgets: parsed once per request.
-  const parsed = trustProxy ? tiersBehindProxy : tiersOfPeers;
-  let tiers = parsed.get(req);
-  if (tiers === undefined) {
-    tiers = networkTiersOf(clientIp(req, trustProxy));
-    parsed.set(req, tiers);
-  }
+  const cached = parsedTiers.get(req);
+  if (cached?.trustedHops === trustedHops) return cached.tiers;
+  const tiers = networkTiersOf(clientIp(req, trustedHops));
+  parsedTiers.set(req, { trustedHops, tiers });
   return tiers;
 }
 
-const tiersOfPeers = new WeakMap<Request, readonly NetworkTier[]>();
-const tiersBehindProxy = new WeakMap<Request, readonly NetworkTier[]>();
+const parsedTiers = new WeakMap<Request, { trustedHops: number | boolean; tiers: readonly NetworkTier[] }>();
 
 export function networkOf(ip: string): string {
   return networkTiersOf(ip)[0]?.network ?? ip;

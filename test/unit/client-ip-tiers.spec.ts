@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { clientIp, hopAddress, networkTiersOf } from '../../src/http/client-ip';
+import { clientIp, clientNetworkTiers, hopAddress, networkTiersOf } from '../../src/http/client-ip';
 
 const behindProxy = (xff: string): Request =>
   ({ socket: { remoteAddress: '10.0.0.1' }, headers: { 'x-forwarded-for': xff } }) as unknown as Request;
@@ -58,5 +58,33 @@ describe('networkTiersOf: the networks a per-network budget counts, finest first
     expect(a[0]?.network).not.toBe(b[0]?.network);
     expect(a[1]?.network).not.toBe(b[1]?.network);
     expect(a[2]?.network).toBe(b[2]?.network);
+  });
+});
+
+describe('TRUST_PROXY_HOPS: the client is that many hops from the right (contract section 10)', () => {
+  it('behind a CDN and a load balancer (2 hops) takes the CDN-appended entry, ignoring what the client wrote', () => {
+    // client-written, client (appended by the CDN), CDN edge (appended by the load balancer)
+    const req = behindProxy('6.6.6.6, 203.0.113.7, 198.51.100.9');
+    expect(clientIp(req, 2)).toBe('203.0.113.7');
+    expect(clientIp(req, 1)).toBe('198.51.100.9');
+  });
+
+  it('drops the port of the chosen hop', () => {
+    expect(clientIp(behindProxy('[2001:db8::1]:443, 198.51.100.9:80'), 2)).toBe('2001:db8::1');
+  });
+
+  it('takes the left-most entry of a header shorter than the trusted hops (a request that bypassed the CDN)', () => {
+    expect(clientIp(behindProxy('203.0.113.7'), 2)).toBe('203.0.113.7');
+  });
+
+  it('uses the socket with no trusted hop, whatever the header says', () => {
+    expect(clientIp(behindProxy('203.0.113.7'), 0)).toBe('10.0.0.1');
+    expect(clientIp(behindProxy('203.0.113.7'), false)).toBe('10.0.0.1');
+  });
+
+  it('counts the network of the hop it was asked for, not of an earlier call with other hops', () => {
+    const req = behindProxy('203.0.113.7, 198.51.100.9');
+    expect(clientNetworkTiers(req, 1)[0]?.network).toBe('198.51.100.9');
+    expect(clientNetworkTiers(req, 2)[0]?.network).toBe('203.0.113.7');
   });
 });
