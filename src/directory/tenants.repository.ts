@@ -18,6 +18,12 @@ export class TenantsRepository {
     return this.tenants.findOneBy({ id, kind: 'customer', status: 'active' });
   }
 
+  /** The ids of every active customer tenant: the known-tenant set (src/guest/known-tenants.ts). */
+  async activeCustomerIds(): Promise<string[]> {
+    const rows = await this.tenants.find({ select: { id: true }, where: { kind: 'customer', status: 'active' } });
+    return rows.map((t) => t.id);
+  }
+
   async create(id: string, name: string, kind: TenantKind): Promise<TenantEntity> {
     await this.tenants.insert({ id, name, kind, status: 'active' });
     return (await this.find(id)) as TenantEntity;

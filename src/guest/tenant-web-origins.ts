@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ClientsRepository } from '../directory/clients.repository';
 import { webOriginsOf } from '../directory/web-origins';
+import { TenantClients } from './tenant-clients';
 
 /** How long a tenant's web origins read from PostgreSQL are trusted, as for client rows. */
 const WEB_ORIGINS_TTL_MS = 5_000;
@@ -20,13 +21,17 @@ const NONE: TenantOrigins = { byClient: new Map(), any: new Set() };
  * 11), read in one query and cached for a few seconds so CORS costs no database round trip on the
  * hot path; a disabled client or a deactivated tenant stops answering CORS within
  * WEB_ORIGINS_TTL_MS. Only active tenants are cached, so random tenant ids cannot flush the
- * cache. A database failure on a miss propagates (503).
+ * cache, and those ids are answered from the known-tenant set without a query of their own. A
+ * database failure on a miss propagates (503).
  */
 @Injectable()
 export class TenantWebOrigins {
   private readonly tenants = new LRUCache<string, TenantOrigins>({ max: 1_000, ttl: WEB_ORIGINS_TTL_MS });
 
-  constructor(private readonly clients: ClientsRepository) {}
+  constructor(
+    private readonly clients: ClientsRepository,
+    private readonly tenantClients: TenantClients,
+  ) {}
 
   /** Whether `origin` is a web origin of the named enabled browser client of the active tenant. */
   async isWebOriginOfClient(tenantId: string, clientId: string, origin: string): Promise<boolean> {
@@ -41,6 +46,8 @@ export class TenantWebOrigins {
   private async of(tenantId: string): Promise<TenantOrigins> {
     const cached = this.tenants.get(tenantId);
     if (cached) return cached;
+    // An unknown tenant costs no query of its own (issue 22, point 6): see KnownTenants.
+    if (!(await this.tenantClients.mayBeActiveTenant(tenantId))) return NONE;
     const clients = await this.clients.browserClientsOfActiveTenant(tenantId);
     if (clients === null) return NONE;
     const byClient = new Map(clients.map((c) => [c.id, new Set(webOriginsOf(c))] as const));

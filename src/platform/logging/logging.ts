@@ -53,11 +53,20 @@ export interface HttpLogging {
  * serialising and redacting the request up front) cost more CPU than the static route's own work
  * (docs/performance.md), and most requests write no line but their own.
  *
- * Requests to `unloggedPaths` (the probes) get an id but no line. The request logger runs before
+ * Requests to `unloggedPaths` (the probes) get an id but no line, except `/readyz`: see
+ * PROBES_LOGGED_AT_DEBUG. The request logger runs before
  * host routing and the body rules, so a request they refuse (the wrong host's 404, a content
  * type's 400, a 413) still carries X-Request-Id and is logged once,
  * like every other request (contract section 10).
  */
+/**
+ * `/readyz` reads PostgreSQL and Redis for anyone who asks, before any budget (issue 22, point 6),
+ * so it is logged like every other request (contract section 10), but a 2xx at debug: the load
+ * balancer's probe every few seconds would drown the log at info. A 503 is an error line as usual,
+ * and LOG_LEVEL=debug shows who is probing. `/healthz` does no I/O and stays unlogged.
+ */
+const PROBES_LOGGED_AT_DEBUG: ReadonlySet<string> = new Set(['/readyz']);
+
 export function httpLogging(
   config: AppConfig,
   opts: { readonly unloggedPaths: ReadonlySet<string>; readonly destination?: DestinationStream },
@@ -81,9 +90,10 @@ export function httpLogging(
     const req = request as LoggedRequest;
     req.id = requestId(req, res);
     // The path without its query, as host routing matches it.
-    if (!unloggedPaths.has(req.path)) {
+    const probe = unloggedPaths.has(req.path);
+    if (!probe || PROBES_LOGGED_AT_DEBUG.has(req.path)) {
       const started = Date.now();
-      res.once('close', () => logAnswer(logger, req, res, Date.now() - started));
+      res.once('close', () => logAnswer(logger, req, res, Date.now() - started, probe ? 'debug' : 'info'));
     }
     storage.run(new RequestStore(logger, req), next);
   };
@@ -91,9 +101,15 @@ export function httpLogging(
 }
 
 /** One line per answered request; answers of 500 and above, and aborted requests, as errors. */
-function logAnswer(logger: Logger, req: LoggedRequest, res: Response, responseTime: number): void {
+function logAnswer(
+  logger: Logger,
+  req: LoggedRequest,
+  res: Response,
+  responseTime: number,
+  successLevel: 'info' | 'debug',
+): void {
   const line = { req: requestFields(req), res: { statusCode: res.statusCode }, responseTime };
   if (!res.writableFinished) logger.warn(line, 'request aborted');
   else if (res.statusCode >= 500) logger.error(line, 'request failed');
-  else logger.info(line, 'request completed');
+  else logger[successLevel](line, 'request completed');
 }
