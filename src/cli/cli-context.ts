@@ -4,6 +4,7 @@ import {
   loadConsoleClientSettings,
   loadDatabaseSettings,
   loadGuestRetentionDays,
+  loadNodeEnv,
   loadPrivacyKeys,
   loadRedisSettings,
   type ConsoleClientSettings,
@@ -46,6 +47,11 @@ export class CliContext {
 
   consoleClient(): ConsoleClientSettings {
     return loadConsoleClientSettings(this.env);
+  }
+
+  /** NODE_ENV (default production, as the service): production refuses cleartext client URLs. */
+  production(): boolean {
+    return loadNodeEnv(this.env) === 'production';
   }
 
   auditRetentionDays(): number {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
+import { HTTPS_IN_PRODUCTION, isCleartextOverNetwork } from './secure-transport';
 
 /**
  * The one typed configuration object (contract section 1). Built once at boot from the
@@ -477,13 +478,44 @@ function parseMail(r: Reader, nodeEnv: AppConfig['nodeEnv']): MailConfig {
   }
 }
 
-export function loadConfig(env: Env): AppConfig {
-  const r = new Reader(env);
+function readNodeEnv(r: Reader): AppConfig['nodeEnv'] {
   const nodeEnvRaw = r.raw('NODE_ENV') ?? 'production';
   if (!['production', 'development', 'test'].includes(nodeEnvRaw)) {
     r.problems.push('NODE_ENV: must be production, development or test');
   }
-  const nodeEnv = nodeEnvRaw as AppConfig['nodeEnv'];
+  return nodeEnvRaw as AppConfig['nodeEnv'];
+}
+
+/** NODE_ENV alone (default production, as the service): the admin CLI's `client create` reads it. */
+export function loadNodeEnv(env: Env): AppConfig['nodeEnv'] {
+  return readPart(env, readNodeEnv);
+}
+
+/**
+ * Issue 22, point 6: in production, every URL that carries a secret or a credentialed origin uses
+ * https, loopback apart (src/config/secure-transport.ts). A URL no other check reads must also be
+ * an http(s) URL in any mode (`shaped`: the origins have their own shape check).
+ */
+function checkTransport(
+  r: Reader,
+  nodeEnv: AppConfig['nodeEnv'],
+  urls: Readonly<Record<string, string>>,
+  shaped: boolean,
+): void {
+  for (const [name, value] of Object.entries(urls)) {
+    if (!value) continue;
+    const url = URL.parse(value);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      if (!shaped) r.problems.push(`${name}: must be an http(s) URL`);
+    } else if (nodeEnv === 'production' && isCleartextOverNetwork(url)) {
+      r.problems.push(`${name}: ${HTTPS_IN_PRODUCTION}`);
+    }
+  }
+}
+
+export function loadConfig(env: Env): AppConfig {
+  const r = new Reader(env);
+  const nodeEnv = readNodeEnv(r);
   const authOrigin = r.origin('AUTH_ORIGIN');
   const consoleClient = readConsoleClient(r);
   const consoleOrigin = consoleClient.consoleOrigin;
@@ -493,6 +525,22 @@ export function loadConfig(env: Env): AppConfig {
   if (authHostname && authHostname === URL.parse(consoleOrigin)?.hostname)
     r.problems.push('CONSOLE_ORIGIN: must have another host name than AUTH_ORIGIN (cookies ignore ports)');
   const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
+  const chatPlatform = {
+    authorizeUrl: r.raw('CHAT_PLATFORM_AUTHORIZE_URL') ?? 'https://discord.com/oauth2/authorize',
+    apiBase: (r.raw('CHAT_PLATFORM_API_BASE') ?? 'https://discord.com/api/v10').replace(/\/$/, ''),
+  };
+  checkTransport(r, nodeEnv, { AUTH_ORIGIN: authOrigin, CONSOLE_ORIGIN: consoleOrigin }, true);
+  checkTransport(
+    r,
+    nodeEnv,
+    {
+      // Its default, AUTH_ORIGIN, is checked above.
+      AUTH_INTERNAL_URL: r.raw('AUTH_INTERNAL_URL') ?? '',
+      CHAT_PLATFORM_AUTHORIZE_URL: chatPlatform.authorizeUrl,
+      CHAT_PLATFORM_API_BASE: chatPlatform.apiBase,
+    },
+    false,
+  );
 
   const database = readDatabase(r);
   const redis = readRedis(r);
@@ -559,10 +607,7 @@ export function loadConfig(env: Env): AppConfig {
       emailSendAddress: r.budget('RATE_LIMIT_EMAIL_SEND_ADDRESS'),
     },
     mail: parseMail(r, nodeEnv),
-    chatPlatform: {
-      authorizeUrl: r.raw('CHAT_PLATFORM_AUTHORIZE_URL') ?? 'https://discord.com/oauth2/authorize',
-      apiBase: (r.raw('CHAT_PLATFORM_API_BASE') ?? 'https://discord.com/api/v10').replace(/\/$/, ''),
-    },
+    chatPlatform,
     logLevel: r.raw('LOG_LEVEL') ?? 'info',
   };
   // Settings shared by several parts (DEPENDENCY_TIMEOUT_MS) are read more than once.

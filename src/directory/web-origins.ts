@@ -1,4 +1,38 @@
+import { HTTPS_IN_PRODUCTION, isCleartextOverNetwork } from '../config/secure-transport';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
+
+/** A URL given for a client: its canonical form, or why it is refused. */
+export type CheckedUrl = { readonly url: string } | { readonly problem: string };
+
+/**
+ * A redirect URI as a client registers it. Always refused: another scheme than http(s), a
+ * fragment (RFC 6749 section 3.1.2: the endpoint URI must not include one; the service appends
+ * `proof_id` and `code` to the query, and a fragment would hide them or smuggle its own), and
+ * userinfo (`user:pass@host` names a host that readers of the URI misjudge, and carries a
+ * credential). In production, cleartext http beyond loopback is refused too: the redirect
+ * carries codes and proofs (issue 22, point 6).
+ */
+export function checkRedirectUri(value: string, production: boolean): CheckedUrl {
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { problem: 'must be an http(s) URL' };
+  // `URL` drops an empty fragment ("…/cb#") and an empty userinfo ("https://@host"): judge the text.
+  if (value.includes('#')) return { problem: 'must not have a fragment (#…)' };
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value))
+    return { problem: 'must not carry userinfo (user:password@)' };
+  if (production && isCleartextOverNetwork(url)) return { problem: HTTPS_IN_PRODUCTION };
+  return { url: url.toString() };
+}
+
+/**
+ * A web origin as a client registers it (contract section 11): canonical, and in production not
+ * cleartext beyond loopback, since CORS grants it credentialed calls (issue 22, point 6).
+ */
+export function checkWebOrigin(value: string, production: boolean): CheckedUrl {
+  const origin = canonicalWebOrigin(value);
+  if (origin === null) return { problem: 'is not an http(s) origin (scheme://host[:port])' };
+  if (production && isCleartextOverNetwork(new URL(origin))) return { problem: HTTPS_IN_PRODUCTION };
+  return { url: origin };
+}
 
 /**
  * The canonical origin of an `http(s)` URL given as an origin (scheme, host, optional port; no

@@ -1,4 +1,5 @@
-import { httpUrl, required, type AdminCommand } from '../admin-command';
+import { required, type AdminCommand } from '../admin-command';
+import { parseRedirectUri } from './client.commands';
 import { chatAppsRepository, customerTenant } from './directory-repositories';
 
 export const CHAT_COMMANDS: readonly AdminCommand[] = [
@@ -15,7 +16,8 @@ export const CHAT_COMMANDS: readonly AdminCommand[] = [
       const tenant = required(v, 'tenant');
       const clientId = required(v, 'client-id');
       const clientSecret = required(v, 'client-secret');
-      const redirectUri = httpUrl(required(v, 'redirect-uri'), '--redirect-uri');
+      // The platform sends its authorization code there: the rules of a client's redirect URI.
+      const redirectUri = parseRedirectUri(required(v, 'redirect-uri'), ctx.production());
       await customerTenant(ctx, tenant);
       await (await chatAppsRepository(ctx)).configure({ tenantId: tenant, clientId, clientSecret, redirectUri });
       // The audit row names the application, never its secret.

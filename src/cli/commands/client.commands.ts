@@ -1,21 +1,30 @@
 import { isCustomerScope } from '../../directory/customer-scopes';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
-import { canonicalWebOrigin, webOriginsOf } from '../../directory/web-origins';
+import { checkRedirectUri, checkWebOrigin, webOriginsOf, type CheckedUrl } from '../../directory/web-origins';
 import { CLIENT_ID_PATTERN } from '../../platform/crypto/ids';
-import { AdminInputError, httpUrl, list, optional, required, type AdminCommand } from '../admin-command';
+import { AdminInputError, list, optional, required, type AdminCommand } from '../admin-command';
 import { clientsRepository, customerTenant } from './directory-repositories';
 
-/** `--web-origins "https://a.example https://b.example"`: unique http(s) origins, browser clients only. */
-function parseWebOrigins(value: string, type: string): string[] {
+/** The checked URL, or an input error naming the option and the value (any userinfo masked). */
+function accepted(option: string, value: string, checked: CheckedUrl): string {
+  if ('problem' in checked)
+    throw new AdminInputError(`${option}: ${value.replace(/\/\/[^/?#]*@/, '//…@')} ${checked.problem}`);
+  return checked.url;
+}
+
+/**
+ * `--web-origins "https://a.example https://b.example"`: unique http(s) origins, browser clients
+ * only; https in production, loopback apart (issue 22, point 6).
+ */
+function parseWebOrigins(value: string, type: string, production: boolean): string[] {
   const given = value.split(' ').filter(Boolean);
   if (given.length > 0 && type !== 'browser') throw new AdminInputError('--web-origins is for browser clients only');
-  const origins = given.map((v) => {
-    const origin = canonicalWebOrigin(v);
-    if (origin === null)
-      throw new AdminInputError(`--web-origins: ${v} is not an http(s) origin (scheme://host[:port])`);
-    return origin;
-  });
-  return [...new Set(origins)];
+  return [...new Set(given.map((v) => accepted('--web-origins', v, checkWebOrigin(v, production))))];
+}
+
+/** `--redirect-uri URL` (repeatable): no fragment or userinfo ever, https in production (loopback apart). */
+export function parseRedirectUri(value: string, production: boolean): string {
+  return accepted('--redirect-uri', value, checkRedirectUri(value, production));
 }
 
 function parseScopes(raw: string): string[] {
@@ -48,8 +57,9 @@ export const CLIENT_COMMANDS: readonly AdminCommand[] = [
       if (!CLIENT_ID_PATTERN.test(id)) throw new AdminInputError(`--id must match ${CLIENT_ID_PATTERN.source}`);
       if (type !== 'browser' && type !== 'native') throw new AdminInputError('--type must be browser or native');
       const scopes = parseScopes(optional(v, 'scopes') ?? '');
-      const redirectUris = list(v, 'redirect-uri').map((u) => httpUrl(u, '--redirect-uri'));
-      const webOrigins = parseWebOrigins(optional(v, 'web-origins') ?? '', type);
+      const production = ctx.production();
+      const redirectUris = list(v, 'redirect-uri').map((u) => parseRedirectUri(u, production));
+      const webOrigins = parseWebOrigins(optional(v, 'web-origins') ?? '', type, production);
       // A browser client without scopes or a redirect URI could never complete a flow.
       if (type === 'browser' && (scopes.length === 0 || redirectUris.length === 0))
         throw new AdminInputError('a browser client needs --scopes and at least one --redirect-uri');

@@ -33,7 +33,10 @@ export class Mailer implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const mail = config.mail;
-    this.transport = mail.transport === 'smtp' ? smtpTransport(mail.smtpUrl, config.dependencyTimeoutMs) : null;
+    this.transport =
+      mail.transport === 'smtp'
+        ? smtpTransport(mail.smtpUrl, config.dependencyTimeoutMs, config.nodeEnv === 'production')
+        : null;
   }
 
   async send(mail: CodeMail): Promise<MailOutcome> {
@@ -69,8 +72,8 @@ export class Mailer implements OnApplicationShutdown {
   }
 }
 
-function smtpTransport(smtpUrl: string, timeoutMs: number): Transporter {
-  const transport = createTransport(pooledSmtpUrl(smtpUrl, timeoutMs));
+function smtpTransport(smtpUrl: string, timeoutMs: number, production: boolean): Transporter {
+  const transport = createTransport(pooledSmtpUrl(smtpUrl, timeoutMs, production));
   // nodemailer's documented getSocket option, set on the transport it built from the URL (an
   // options object beside a URL would be ignored); a pool and a single connection both read it.
   (transport.transporter as SMTPPool | SMTPTransport).getSocket = connectWithoutNagle;
@@ -83,9 +86,12 @@ function smtpTransport(smtpUrl: string, timeoutMs: number): Transporter {
  * on an open session instead of a new TCP connection, greeting, EHLO and QUIT each time, which
  * made the SMTP exchange the largest wait of a console sign-in. An idle connection closes after
  * the socket timeout, and a failed send still fails the request (spec section 5). Options the
- * operator put in SMTP_URL win.
+ * operator put in SMTP_URL win, except in production: there an `smtp://` connection must upgrade
+ * with STARTTLS or fail (`requireTLS`, and `ignoreTLS` cannot switch it off), since the mail
+ * carries a sign-in code and STARTTLS is otherwise opportunistic: an attacker on the path strips
+ * it and reads the code (issue 22, point 6). `smtps://` is TLS from the first byte.
  */
-export function pooledSmtpUrl(smtpUrl: string, timeoutMs: number): string {
+export function pooledSmtpUrl(smtpUrl: string, timeoutMs: number, production = false): string {
   const url = new URL(smtpUrl);
   const defaults: Record<string, number | boolean> = {
     pool: true,
@@ -96,6 +102,10 @@ export function pooledSmtpUrl(smtpUrl: string, timeoutMs: number): string {
   };
   for (const [name, value] of Object.entries(defaults))
     if (!url.searchParams.has(name)) url.searchParams.set(name, String(value));
+  if (production && url.protocol === 'smtp:') {
+    url.searchParams.set('requireTLS', 'true');
+    url.searchParams.set('ignoreTLS', 'false');
+  }
   return url.toString();
 }
 
