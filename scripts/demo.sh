@@ -64,8 +64,9 @@ admin membership add --tenant demo --email "$DEMO_EMAIL" --role owner
 admin client create --tenant demo --id cli_star_clicker --name "Star Clicker" --type browser \
   --scopes "openid offline_access" --redirect-uri "$GAME_ORIGIN/" --web-origins "$GAME_ORIGIN" \
   2>/dev/null || echo '{"client":"cli_star_clicker exists"}'
-admin chat configure --tenant demo --client-id demo-chat-app --client-secret demo-chat-secret \
-  --redirect-uri "$AUTH_ORIGIN/t/demo/chat/callback"
+# The secret goes on stdin, never on the command line (where ps would show it).
+printf '%s\n' demo-chat-secret | admin chat configure --tenant demo --client-id demo-chat-app \
+  --client-secret-file - --redirect-uri "$AUTH_ORIGIN/t/demo/chat/callback"
 
 node scripts/demo-chat-platform.js &
 CHAT_PID=$!

@@ -154,7 +154,7 @@ describe('client redirect URIs and web origins', () => {
   it('chat configure refuses a cleartext redirect URI in production', async () => {
     const r = await runAdmin(
       [
-        ...['chat', 'configure', '--tenant', 'acme', '--client-id', '1', '--client-secret', 's'],
+        ...['chat', 'configure', '--tenant', 'acme', '--client-id', '1', '--client-secret-file', '/dev/null'],
         ...['--redirect-uri', 'http://auth.example.com/t/acme/chat/callback'],
       ],
       { NODE_ENV: 'production' },

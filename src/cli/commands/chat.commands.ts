@@ -1,23 +1,55 @@
-import { required, type AdminCommand } from '../admin-command';
-import { parseRedirectUri } from './client.commands';
+import { readFile } from 'node:fs/promises';
+import { AdminInputError, optional, required, type AdminCommand } from '../admin-command';
 import { chatAppsRepository, customerTenant } from './directory-repositories';
+import { parseRedirectUri } from './client.commands';
+
+/**
+ * The chat application's secret, from a file or stdin (`-`), never from argv: a command line is
+ * readable by every user of the machine (`ps`, /proc/PID/cmdline) and lands in shell history and
+ * process-accounting logs (issue 22, point 6). One trailing line break is dropped, as `echo` and
+ * editors add one.
+ */
+async function readClientSecret(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
+  } catch {
+    throw new AdminInputError(`--client-secret-file: cannot read ${path === '-' ? 'stdin' : path}`);
+  }
+  const secret = text.replace(/\r?\n$/, '');
+  if (secret === '' || /[\r\n]/.test(secret))
+    throw new AdminInputError('--client-secret-file: must hold the secret alone, on one line');
+  return secret;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export const CHAT_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'chat configure',
-    usage: 'chat configure --tenant ID --client-id ID --client-secret SECRET --redirect-uri URL',
+    usage: 'chat configure --tenant ID --client-id ID --client-secret-file PATH|- --redirect-uri URL',
     options: {
       tenant: { type: 'string' },
       'client-id': { type: 'string' },
+      'client-secret-file': { type: 'string' },
+      // Named only to refuse it with the reason, instead of an unknown-option error.
       'client-secret': { type: 'string' },
       'redirect-uri': { type: 'string' },
     },
     async run(ctx, v) {
+      if (optional(v, 'client-secret') !== undefined)
+        throw new AdminInputError(
+          '--client-secret is refused: a secret on the command line is readable by other users (ps) and kept in shell history; use --client-secret-file PATH, or - for stdin',
+        );
       const tenant = required(v, 'tenant');
       const clientId = required(v, 'client-id');
-      const clientSecret = required(v, 'client-secret');
       // The platform sends its authorization code there: the rules of a client's redirect URI.
       const redirectUri = parseRedirectUri(required(v, 'redirect-uri'), ctx.production());
+      const clientSecret = await readClientSecret(required(v, 'client-secret-file'));
       await customerTenant(ctx, tenant);
       await (await chatAppsRepository(ctx)).configure({ tenantId: tenant, clientId, clientSecret, redirectUri });
       // The audit row names the application, never its secret.

@@ -77,9 +77,18 @@ describe('admin CLI (compiled, as operators run it)', () => {
     await dropSuiteDatabase(db);
   });
 
-  const run = (...args: string[]): { code: number; out: unknown; err: string } => {
+  /** The compiled CLI; a last `{stdin}` argument is what it reads on stdin (else none). */
+  const run = (...argv: Array<string | { stdin: string }>): { code: number; out: unknown; err: string } => {
+    const last = argv.at(-1);
+    const input = typeof last === 'object' ? last.stdin : undefined;
+    const args = argv.filter((a): a is string => typeof a === 'string');
     try {
-      const out = execFileSync('node', [cli, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = execFileSync('node', [cli, ...args], {
+        env,
+        encoding: 'utf8',
+        input,
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
       return { code: 0, out: JSON.parse(out), err: '' };
     } catch (e) {
       const err = e as { status: number; stderr: string };
@@ -206,22 +215,21 @@ describe('admin CLI (compiled, as operators run it)', () => {
       out: { client: { enabled: false } },
     });
     expect(run('client', 'disable', '--tenant', 'control-plane', '--id', 'cli_console').code).not.toBe(0);
-    expect(
-      run(
-        'chat',
-        'configure',
-        '--tenant',
-        'acme',
-        '--client-id',
-        '123',
-        '--client-secret',
-        's3cret',
-        '--redirect-uri',
-        'http://localhost:3000/t/acme/chat/callback',
-      ),
-    ).toMatchObject({
+    // The chat secret comes on stdin (`-`), never on the command line (issue 22, point 6).
+    const chat = ['chat', 'configure', '--tenant', 'acme', '--client-id', '123'];
+    const callback = ['--redirect-uri', 'http://localhost:3000/t/acme/chat/callback'];
+    expect(run(...chat, '--client-secret-file', '-', ...callback, { stdin: 's3cret\n' })).toMatchObject({
       code: 0,
       out: { chat_platform: { tenant: 'acme', client_id: '123' } },
+    });
+    const onArgv = run(...chat, '--client-secret', 's3cret', ...callback);
+    expect(onArgv.code).toBe(1);
+    expect(JSON.parse(onArgv.err).message).toMatch(
+      /^--client-secret is refused: .* use --client-secret-file PATH, or - for stdin$/,
+    );
+    expect(JSON.parse(run(...chat, '--client-secret-file', '-', ...callback, { stdin: '' }).err)).toEqual({
+      error: 'invalid_input',
+      message: '--client-secret-file: must hold the secret alone, on one line',
     });
     expect(run('tenant', 'deactivate', '--id', 'acme')).toMatchObject({
       code: 0,

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { loadConfig } from '../../../src/config/config';
+import { loadConfig, loadPrivacyKeys } from '../../../src/config/config';
+import { SecretBox } from '../../../src/platform/crypto/secret-box';
 import { admin } from '../../support/admin-cli';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
 import { readTestSecrets } from '../../support/test-secrets';
@@ -178,13 +180,26 @@ describe('admin CLI: directory commands on PostgreSQL alone', () => {
   });
 
   it('writes digests and seals only when PRIVACY_KEY is given', async () => {
-    const chat = ['chat', 'configure', '--tenant', 'acme', '--client-id', '123', '--client-secret', 's3cret'];
-    const args = [...chat, '--redirect-uri', 'https://auth.example/t/acme/chat/callback'];
-    expect(JSON.parse((await admin(env, ...args)).stderr).message).toContain('PRIVACY_KEY: required');
-    const r = await admin({ ...env, PRIVACY_KEY: readTestSecrets().PRIVACY_KEY }, ...args);
-    expect(r.out).toEqual({
-      chat_platform: { tenant: 'acme', client_id: '123', redirect_uri: 'https://auth.example/t/acme/chat/callback' },
-    });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-auth-chat-'));
+    const secretFile = join(dir, 'chat-secret');
+    writeFileSync(secretFile, 's3cret\n', { mode: 0o600 });
+    try {
+      const chat = ['chat', 'configure', '--tenant', 'acme', '--client-id', '123', '--client-secret-file', secretFile];
+      const args = [...chat, '--redirect-uri', 'https://auth.example/t/acme/chat/callback'];
+      expect(JSON.parse((await admin(env, ...args)).stderr).message).toContain('PRIVACY_KEY: required');
+      const r = await admin({ ...env, PRIVACY_KEY: readTestSecrets().PRIVACY_KEY }, ...args);
+      expect(r.out).toEqual({
+        chat_platform: { tenant: 'acme', client_id: '123', redirect_uri: 'https://auth.example/t/acme/chat/callback' },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // The file held the secret with its line break: the sealed value opens to the secret alone.
+    const { rows } = await pg.query('SELECT client_secret_sealed FROM chat_platform_apps');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].client_secret_sealed).not.toContain('s3cret');
+    const box = new SecretBox(loadPrivacyKeys({ PRIVACY_KEY: readTestSecrets().PRIVACY_KEY }));
+    expect(box.open(rows[0].client_secret_sealed, 'chat-platform-secret:acme')).toBe('s3cret');
   });
 
   it('audits every change as admin.<words>, with the subject and no secret', async () => {
