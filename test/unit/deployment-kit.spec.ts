@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ADMIN_COMMANDS, runAdmin } from '../../src/cli/admin-runner';
@@ -31,15 +33,41 @@ function knownVariables(): Set<string> {
   return names;
 }
 
+/** Variables that Node.js itself reads, not the service's configuration. */
+const NODE_RUNTIME_VARIABLES = new Set(['NODE_EXTRA_CA_CERTS']);
+
 interface ComposeService {
   image?: string;
   build?: unknown;
+  user?: string;
   command?: string[];
   environment?: Record<string, string>;
   env_file?: string;
   ports?: string[];
+  volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test?: string[] };
+  read_only?: boolean;
+  tmpfs?: string[];
+  cap_drop?: string[];
+  security_opt?: string[];
+  mem_limit?: string;
+}
+
+/**
+ * Runs scripts/container/compose-secrets.sh with a stand-in `docker` that answers the image's
+ * generate-secrets --env-file, and returns the .env.secrets it writes.
+ */
+async function composeSecrets(): Promise<{ env: Record<string, string>; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'compose-secrets-'));
+  writeFileSync(join(dir, 'keys'), (await runAdmin(['generate-secrets', '--env-file'], {})).stdout);
+  writeFileSync(join(dir, 'docker'), `#!/bin/sh\ncat '${join(dir, 'keys')}'\n`);
+  chmodSync(join(dir, 'docker'), 0o755);
+  execFileSync('sh', [join(ROOT, 'scripts/container/compose-secrets.sh'), join(dir, '.env.secrets')], {
+    env: { ...process.env, DOCKER: join(dir, 'docker') },
+    stdio: 'ignore',
+  });
+  return { env: parseDockerEnvFile(readFileSync(join(dir, '.env.secrets'), 'utf8')), dir };
 }
 
 describe('deployment kit', () => {
@@ -78,7 +106,7 @@ describe('deployment kit', () => {
       ...Object.keys(services['svc-auth']?.environment ?? {}),
       ...Object.keys(services['migrate']?.environment ?? {}),
     ];
-    expect(named.filter((n) => !known.has(n))).toEqual([]);
+    expect(named.filter((n) => !known.has(n) && !NODE_RUNTIME_VARIABLES.has(n))).toEqual([]);
   });
 
   it('the compose file has the service, PostgreSQL, Redis without eviction and with an AOF, a mail catcher with a UI, and a one-shot migrate-and-seed', () => {
@@ -90,15 +118,74 @@ describe('deployment kit', () => {
     expect(services['mail']?.ports).toContain('127.0.0.1:8025:8025');
     expect(services['svc-auth']?.depends_on?.['migrate']).toEqual({ condition: 'service_completed_successfully' });
     expect(services['svc-auth']?.environment?.['SMTP_URL']).toBe('smtp://mail:1025');
-    // The configuration the compose file gives the service, with generated secrets, is valid.
-    expect(() =>
-      loadConfig({
-        ...services['svc-auth']?.environment,
-        ...parseDockerEnvFile(`CONSOLE_CLIENT_SECRET=${'s'.repeat(40)}\nCONSOLE_SESSION_KEY=${'A'.repeat(43)}`),
-        PRIVACY_KEY: 'p'.repeat(43),
-        SIGNING_KEYS: '{"keys":[]}',
-      }),
-    ).toThrow(/SIGNING_KEYS/);
+  });
+
+  it('.env.secrets from compose-secrets.sh completes the configuration with a generated database and Redis password', async () => {
+    const { env, dir } = await composeSecrets();
+    try {
+      expect(env['POSTGRES_PASSWORD']).toMatch(/^[0-9a-f]{64}$/);
+      expect(env['REDIS_PASSWORD']).toMatch(/^[0-9a-f]{64}$/);
+      expect(env['DATABASE_URL']).toBe(`postgres://svc_auth:${env['POSTGRES_PASSWORD']}@postgres:5432/svc_auth`);
+      expect(env['REDIS_URL']).toBe(`redis://:${env['REDIS_PASSWORD']}@redis:6379`);
+      // The mail catcher's STARTTLS certificate, for the names the service connects to.
+      expect(readFileSync(join(dir, 'mail-tls/cert.pem'), 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
+      const second = await composeSecrets(); // a new file: new passwords
+      expect(second.env['POSTGRES_PASSWORD']).not.toBe(env['POSTGRES_PASSWORD']);
+      rmSync(second.dir, { recursive: true, force: true });
+      for (const name of ['migrate', 'svc-auth']) {
+        const config = loadConfig({ ...services[name]?.environment, ...env });
+        expect(config.nodeEnv).toBe('production');
+      }
+      // No password is written into the compose file itself.
+      expect(read('docker-compose.yml')).not.toMatch(/PASSWORD: |svc_auth:svc_auth@|_URL: (postgres|redis):/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the compose file is for local and single-host use, runs with Compose 1.29 and v2, pins its images and hardens every container', () => {
+    const text = read('docker-compose.yml');
+    expect(text.split('\n')[0]).toMatch(/local and single-host use/);
+    // Compose 1.29 (Debian bookworm) rejects a top-level name:.
+    expect(Object.keys(parse(text) as object)).not.toContain('name');
+    // .env.secrets before any compose command: older releases refuse every command without it.
+    const header = text.slice(0, text.indexOf('\nx-service-env'));
+    const commands = header.split('\n').filter((l) => /^# {3}\S/.test(l));
+    expect(commands[0]).toMatch(/^# {3}docker build /);
+    expect(commands[1]).toMatch(/^# {3}sh scripts\/container\/compose-secrets\.sh/);
+    const firstCompose = commands.findIndex((c) => /docker compose /.test(c));
+    expect(firstCompose).toBe(2);
+    expect(commands.filter((c) => /docker compose /.test(c))).toHaveLength(3);
+    for (const [name, s] of Object.entries(services)) {
+      if (name !== 'migrate' && name !== 'svc-auth')
+        expect([name, s.image]).toEqual([name, expect.stringMatching(/@sha256:[0-9a-f]{64}$/)]);
+      expect([name, s.read_only, s.cap_drop, s.security_opt]).toEqual([
+        name,
+        true,
+        ['ALL'],
+        ['no-new-privileges:true'],
+      ]);
+      expect([name, s.mem_limit]).toEqual([name, expect.stringMatching(/^\d+m$/)]);
+    }
+    expect(services['postgres']?.user).toBe('postgres');
+    expect(services['redis']?.user).toBe('redis');
+    expect(services['redis']?.command?.join(' ')).toContain('--requirepass "$$REDIS_PASSWORD"');
+    for (const name of ['postgres', 'redis', 'migrate', 'svc-auth'])
+      expect([name, services[name]?.env_file]).toEqual([name, '.env.secrets']);
+    for (const name of ['migrate', 'svc-auth']) expect(services[name]?.tmpfs).toEqual(['/tmp']);
+  });
+
+  it('the image is built from a base pinned by digest, installs production dependencies without their scripts, takes a CA only as a build secret, and runs under an init', () => {
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim@sha256:[0-9a-f]{64}$/m);
+    const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(froms).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
+    expect(dockerfile).toMatch(/^ {4}npm ci --omit=dev --ignore-scripts /m);
+    const npmCi = [...dockerfile.matchAll(/^RUN (.*\\\n)*.*npm ci/gm)].map((m) => m[0]);
+    expect(npmCi).toHaveLength(2);
+    for (const run of npmCi) expect(run).toMatch(/^RUN --mount=type=secret,id=npm_ca,required=false /);
+    expect(dockerfile).not.toMatch(/^(COPY|ADD|ENV|ARG) .*(npm_ca|\.crt|\.pem|cafile)/im);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
   });
 
   it('every command the compose file and the image run exists in the image', () => {
