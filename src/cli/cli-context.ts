@@ -9,7 +9,7 @@ import {
   loadRedisSettings,
   type ConsoleClientSettings,
 } from '../config/config';
-import { AuditTrail, type AuditData } from '../directory/audit-trail.repository';
+import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit-trail.repository';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { dataSourceOptions } from '../platform/database/data-source-options';
@@ -87,7 +87,12 @@ export class CliContext {
 
   /** Contract 12: every admin change is audited as `admin.` and the command's words. */
   async auditAdmin(command: string, tenantId: string, subject: string, data: AuditData = {}): Promise<void> {
-    await (await this.audit()).record({ type: `admin.${command.replace(/ /g, '.')}`, tenantId, subject, data });
+    await (await this.audit()).record(this.adminRecord(command, tenantId, subject, data));
+  }
+
+  /** The row of auditAdmin, for a command that writes it in the transaction of its effect. */
+  adminRecord(command: string, tenantId: string, subject: string, data: AuditData = {}): AuditRecord {
+    return { type: `admin.${command.replace(/ /g, '.')}`, tenantId, subject, data };
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { AuditRecord } from './audit-trail.repository';
 import type { ErasedBy, UserRecordsRepository } from './user-records.repository';
 
 /** What erasure needs of the session store (SessionStore.revokeUser). */
@@ -14,14 +15,19 @@ export interface Erasure {
 /**
  * The one ordering of a customer user's erasure, shared by the admin CLI's `user delete`
  * (contract 12) and `DELETE /t/{tenantId}/me` (contract 13):
- * 1. Redis first: every live session of the user (its index, plus the unexpired session ids
- *    PostgreSQL recorded) is revoked and the user is marked so that no new session can join, so
- *    no session can appear between the erasure and the revocation;
- * 2. then PostgreSQL erases identities, consents, memberships, session rows and the user in one
- *    transaction and records `user.deleted` with who asked.
+ * 1. PostgreSQL records `session.revoked` for all the user's sessions (`for: user.delete`), in the
+ *    statement that checks the user is a customer user: Redis cannot share a PostgreSQL
+ *    transaction, so the row of the revocation is written before it (issue 22, point 6). A failure
+ *    after this leaves the row and an error (503, or a failed command), never an effect without
+ *    its row; the erasure can be asked for again;
+ * 2. Redis: every live session of the user (its index, plus the unexpired session ids PostgreSQL
+ *    recorded) is revoked and the user is marked so that no new session can join, so no session
+ *    can appear between the erasure and the revocation;
+ * 3. then PostgreSQL erases identities, consents, memberships, session rows and the user in one
+ *    transaction and records `user.deleted` with who asked (and `alsoRecord`'s rows) in it.
  * Only a user of that customer tenant is touched: control-plane users are deactivated, never
  * erased, and a user id named with the wrong tenant revokes nothing. Returns null when there is no
- * such customer user (any more: of concurrent erasures exactly one finds it).
+ * such customer user (any more: of concurrent erasures exactly one finds it at step 3).
  */
 export class UserErasure {
   constructor(
@@ -29,11 +35,17 @@ export class UserErasure {
     private readonly users: UserRecordsRepository,
   ) {}
 
-  async erase(tenantId: string, userId: string, by: ErasedBy): Promise<Erasure | null> {
-    if (!(await this.users.isCustomerUser(tenantId, userId))) return null;
+  async erase(
+    tenantId: string,
+    userId: string,
+    by: ErasedBy,
+    alsoRecord: (erasure: Erasure) => readonly AuditRecord[] = () => [],
+  ): Promise<Erasure | null> {
+    if (!(await this.users.recordErasureRevocation(tenantId, userId, by))) return null;
     const recorded = (await this.users.unexpiredSessions(userId)).map((s) => s.id);
     const revoked = await this.sessions.revokeUser(userId, recorded);
-    const erased = await this.users.erase(tenantId, userId, by);
-    return erased === null ? null : { revokedSessions: revoked.length };
+    const erasure: Erasure = { revokedSessions: revoked.length };
+    const erased = await this.users.erase(tenantId, userId, by, alsoRecord(erasure));
+    return erased === null ? null : erasure;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditTrail } from './audit-trail.repository';
+import { AuditTrail, type AuditRecord } from './audit-trail.repository';
 
 export interface UserRecord {
   readonly id: string;
@@ -83,16 +83,6 @@ export class UserRecordsRepository {
     };
   }
 
-  /** Whether the user exists in that tenant and the tenant is a customer tenant. */
-  async isCustomerUser(tenantId: string, userId: string): Promise<boolean> {
-    const rows = await this.db.query<unknown[]>(
-      `SELECT 1 FROM users u JOIN tenants t ON t.id = u.tenant_id
-        WHERE u.id = $1 AND u.tenant_id = $2 AND t.kind = 'customer'`,
-      [userId, tenantId],
-    );
-    return rows.length === 1;
-  }
-
   /** Session rows that may still be live (their expiry has not passed), newest first. */
   async unexpiredSessions(userId: string): Promise<SessionRow[]> {
     const rows = await this.db.query<Array<{ id: string; client_id: string; created_at: Date; expires_at: Date }>>(
@@ -110,8 +100,17 @@ export class UserRecordsRepository {
     return row ? { tenantId: row.tenant_id, userId: row.user_id } : null;
   }
 
-  /** Marks the user deactivated and records it; false when it was not active. */
-  async deactivate(tenantId: string, userId: string, by: string): Promise<boolean> {
+  /**
+   * Marks the user deactivated and records it; false when it was not active. `alsoRecord` (the
+   * admin command's own row) is written in the same transaction whether or not the status changed:
+   * the caller revokes the sessions afterwards, so the rows exist before that effect (issue 22).
+   */
+  async deactivate(
+    tenantId: string,
+    userId: string,
+    by: string,
+    alsoRecord: readonly AuditRecord[] = [],
+  ): Promise<boolean> {
     return this.db.transaction(async (m) => {
       // TypeORM answers an UPDATE with [rows, affected count].
       const [, updated] = await m.query<[unknown[], number]>(
@@ -119,10 +118,28 @@ export class UserRecordsRepository {
           WHERE id = $1 AND tenant_id = $2 AND status = 'active'`,
         [userId, tenantId],
       );
-      if (updated === 0) return false;
-      await this.audit.record({ type: 'user.deactivated', tenantId, subject: userId, data: { by } }, m);
-      return true;
+      if (updated > 0)
+        await this.audit.record({ type: 'user.deactivated', tenantId, subject: userId, data: { by } }, m);
+      for (const record of alsoRecord) await this.audit.record(record, m);
+      return updated > 0;
     });
+  }
+
+  /**
+   * Records that every session of a customer user is being revoked for its erasure, in the same
+   * statement that checks the user is one; false (nothing written) when it is not. Written before
+   * the Redis revocation, which cannot share a PostgreSQL transaction (issue 22, point 6): if the
+   * erasure then fails, the revocation that may have happened still has its row. Ids only.
+   */
+  async recordErasureRevocation(tenantId: string, userId: string, by: ErasedBy): Promise<boolean> {
+    const rows = await this.db.query<unknown[]>(
+      `INSERT INTO audit_events (type, tenant_id, subject, data)
+       SELECT 'session.revoked', u.tenant_id, u.id, $3::jsonb FROM users u JOIN tenants t ON t.id = u.tenant_id
+        WHERE u.id = $1 AND u.tenant_id = $2 AND t.kind = 'customer'
+       RETURNING id`,
+      [userId, tenantId, JSON.stringify({ sessions: 'all', by, for: 'user.delete' })],
+    );
+    return rows.length === 1;
   }
 
   /**
@@ -131,9 +148,15 @@ export class UserRecordsRepository {
    * user's addresses or provider subjects loses its data. `user.deleted` records who asked
    * (contract 13: `by` is `self` or `admin`). Returns the session ids it removed, or null when the
    * user is not there (any more: of concurrent erasures, the row lock lets exactly one find it).
-   * Callers go through UserErasure, which revokes the sessions in Redis first.
+   * Callers go through UserErasure, which revokes the sessions in Redis first. `alsoRecord` (the
+   * admin command's own row) is written in the same transaction as the erasure.
    */
-  async erase(tenantId: string, userId: string, by: ErasedBy): Promise<string[] | null> {
+  async erase(
+    tenantId: string,
+    userId: string,
+    by: ErasedBy,
+    alsoRecord: readonly AuditRecord[] = [],
+  ): Promise<string[] | null> {
     return this.db.transaction(async (m) => {
       const locked = await m.query<unknown[]>('SELECT id FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
         userId,
@@ -159,6 +182,7 @@ export class UserRecordsRepository {
         );
       }
       await this.audit.record({ type: 'user.deleted', tenantId, subject: userId, data: { by } }, m);
+      for (const record of alsoRecord) await this.audit.record(record, m);
       return sessions.map((s) => s.id);
     });
   }

@@ -5,7 +5,7 @@ import { SessionStore } from '../platform/session-store/session-store';
 
 /**
  * Control-plane revocations (spec 4.2 `revoke`, `revoke-session`), each recorded as
- * `session.revoked` (contract 12) when it ended a live session.
+ * `session.revoked` (contract 12) before it is carried out.
  */
 @Injectable()
 export class SessionRevocationService {
@@ -26,16 +26,20 @@ export class SessionRevocationService {
     return this.revoke(session.userId, sessionId, 'client');
   }
 
+  /**
+   * The audit row goes first (issue 22, point 6): a Redis revocation cannot share a PostgreSQL
+   * transaction, so the row records the intent. A revocation that then fails leaves the row and
+   * answers 503 (contract section 3), the safe side; the other order could end a session and leave
+   * no trace of it. The session was seen live just before (bearer check, or the client's look-up),
+   * so a row without an effect needs a concurrent revocation of the same session.
+   */
   private async revoke(userId: string, sessionId: string, by: string): Promise<boolean> {
-    const revoked = await this.sessions.revoke(sessionId);
-    if (revoked) {
-      await this.audit.record({
-        type: 'session.revoked',
-        tenantId: CONTROL_PLANE_TENANT_ID,
-        subject: userId,
-        data: { session_id: sessionId, by },
-      });
-    }
-    return revoked;
+    await this.audit.record({
+      type: 'session.revoked',
+      tenantId: CONTROL_PLANE_TENANT_ID,
+      subject: userId,
+      data: { session_id: sessionId, by },
+    });
+    return this.sessions.revoke(sessionId);
   }
 }

@@ -42,17 +42,28 @@ export const SESSION_COMMANDS: readonly AdminCommand[] = [
       const id = required(v, 'id');
       if (!SESSION_ID.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
       const owner = await (await userRecords(ctx)).sessionOwner(id);
-      const revoked = await (await ctx.sessions()).revoke(id, { tombstone: true });
+      const sessions = await ctx.sessions();
+      // The audit rows go first, in one transaction (issue 22, point 6): the Redis revocation
+      // cannot share it, so they record the intent, and a revocation that then fails leaves them
+      // and a failed command (run it again), never a revoked session without its row.
       if (owner) {
         const audit = await ctx.audit();
-        await audit.record({
-          type: 'session.revoked',
-          tenantId: owner.tenantId,
-          subject: owner.userId,
-          data: { session_id: id, by: 'admin' },
+        await (
+          await ctx.db()
+        ).transaction(async (m) => {
+          await audit.record(
+            {
+              type: 'session.revoked',
+              tenantId: owner.tenantId,
+              subject: owner.userId,
+              data: { session_id: id, by: 'admin' },
+            },
+            m,
+          );
+          await audit.record(ctx.adminRecord(this.name, owner.tenantId, id), m);
         });
-        await ctx.auditAdmin(this.name, owner.tenantId, id);
       }
+      const revoked = await sessions.revoke(id, { tombstone: true });
       return { session: { id, revoked } };
     },
   },

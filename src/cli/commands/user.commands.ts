@@ -27,12 +27,15 @@ export const USER_COMMANDS: readonly AdminCommand[] = [
       const user = await findTargetUser(users, v);
       // PostgreSQL first: from here no sign-in, code exchange or new session passes its user
       // check; then every live session goes at once and the user is marked so none can join
-      // (contract 12). Repeating the command repeats the revocation.
-      const changed = await users.deactivate(user.tenantId, user.id, 'admin');
+      // (contract 12). Repeating the command repeats the revocation. Both audit rows commit with
+      // the status, before the Redis revocation, which cannot share the transaction (issue 22):
+      // a failed revocation leaves its rows and a failed command, to be run again.
       const sessions = await ctx.sessions();
+      const changed = await users.deactivate(user.tenantId, user.id, 'admin', [
+        ctx.adminRecord(this.name, user.tenantId, user.id),
+      ]);
       const recorded = (await users.unexpiredSessions(user.id)).map((s) => s.id);
       const revoked = await sessions.revokeUser(user.id, recorded);
-      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: revoked.length });
       return {
         user: { id: user.id, tenant: user.tenantId, status: 'deactivated', changed },
         revoked_sessions: revoked.length,
@@ -50,9 +53,11 @@ export const USER_COMMANDS: readonly AdminCommand[] = [
       if (user.tenantId === CONTROL_PLANE_TENANT_ID)
         throw new AdminInputError('user delete erases customer users; deactivate a control-plane user instead');
       // The same erasure as a player's own DELETE /t/{tenantId}/me (contract 13), by an operator.
-      const erased = await new UserErasure(await ctx.sessions(), users).erase(user.tenantId, user.id, 'admin');
+      // The command's own row commits with the erasure (issue 22).
+      const erased = await new UserErasure(await ctx.sessions(), users).erase(user.tenantId, user.id, 'admin', (e) => [
+        ctx.adminRecord(this.name, user.tenantId, user.id, { revoked_sessions: e.revokedSessions }),
+      ]);
       if (erased === null) throw new AdminInputError(`no user ${user.id} in tenant ${user.tenantId}`);
-      await ctx.auditAdmin(this.name, user.tenantId, user.id, { revoked_sessions: erased.revokedSessions });
       return { deleted: { id: user.id, tenant: user.tenantId }, revoked_sessions: erased.revokedSessions };
     },
   },

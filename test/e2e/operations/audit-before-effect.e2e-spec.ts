@@ -1,0 +1,139 @@
+import Redis from 'ioredis';
+import { admin } from '../../support/admin-cli';
+import { addMember, createTenant } from '../../support/console-fixtures';
+import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { signIn } from '../../support/management-flow';
+import { PrivateRedis } from '../../support/private-redis';
+import { readTestSecrets } from '../../support/test-secrets';
+
+/**
+ * Issue 22, point 6: the audit rows of revocations, deactivations and erasures are written before
+ * or with their effects. A Redis revocation cannot share a PostgreSQL transaction, so its row goes
+ * first: here Redis refuses the revocation (read-only; reads still work, so the bearer check
+ * passes) and the row must be there, next to a 503 or a failed command.
+ */
+describe('audit rows before their effects', () => {
+  let redis: PrivateRedis;
+  let w: GuestWorld;
+  const rows = async (type: string, subject: string): Promise<unknown[]> =>
+    (
+      await w.t.pg.query('SELECT data FROM audit_events WHERE type = $1 AND subject = $2 ORDER BY id', [type, subject])
+    ).rows.map((r: { data: unknown }) => r.data);
+  const run = (...argv: string[]) => admin(w.t.env, ...argv);
+  /**
+   * Redis refuses every write for the duration of `body`: made a replica (of a port nobody serves)
+   * it answers READONLY (a 503, contract section 10) and still serves reads, so bearer checks pass.
+   */
+  const withRevocationsRefused = async (body: () => Promise<void>): Promise<void> => {
+    await control.call('REPLICAOF', '127.0.0.1', '1');
+    try {
+      await body();
+    } finally {
+      await control.call('REPLICAOF', 'NO', 'ONE');
+    }
+  };
+  let control: Redis;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    control = new Redis(redis.port, '127.0.0.1');
+    w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off' });
+    await createTenant(w.t, 'studio', 'Studio');
+  });
+  afterAll(async () => {
+    await control.call('REPLICAOF', 'NO', 'ONE');
+    control.disconnect();
+    await w.close();
+    await redis.stop();
+  });
+
+  it('POST /management-auth/revoke: a failed revocation answers 503 and leaves its session.revoked row', async () => {
+    const userId = await addMember(w.t, 'studio', 'own@studio.example', 'viewer');
+    const tokens = await signIn(w.t, 'own@studio.example');
+    await withRevocationsRefused(async () => {
+      const res = await w.t
+        .auth()
+        .post('/management-auth/revoke')
+        .set('Authorization', `Bearer ${tokens.access_token}`);
+      expect(res.status).toBe(503);
+    });
+    expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'bearer' }]);
+  });
+
+  it('POST /management-auth/revoke-session: likewise, by the console client', async () => {
+    const userId = await addMember(w.t, 'studio', 'bff@studio.example', 'viewer');
+    const tokens = await signIn(w.t, 'bff@studio.example');
+    const basic = Buffer.from(`cli_console:${readTestSecrets().CONSOLE_CLIENT_SECRET}`).toString('base64');
+    await withRevocationsRefused(async () => {
+      const res = await w.t
+        .auth()
+        .post('/management-auth/revoke-session')
+        .set('Authorization', `Basic ${basic}`)
+        .send({ session_id: tokens.session_id });
+      expect(res.status).toBe(503);
+    });
+    expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'client' }]);
+  });
+
+  it('session revoke: a failed revocation fails the command and leaves both rows', async () => {
+    const userId = await addMember(w.t, 'studio', 'cli@studio.example', 'viewer');
+    const tokens = await signIn(w.t, 'cli@studio.example');
+    await withRevocationsRefused(async () => {
+      expect((await run('session', 'revoke', '--id', tokens.session_id)).status).toBe(1);
+    });
+    expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'admin' }]);
+    expect(await rows('admin.session.revoke', tokens.session_id)).toEqual([{}]);
+    // Run again, it revokes: the session is gone.
+    expect((await run('session', 'revoke', '--id', tokens.session_id)).out).toEqual({
+      session: { id: tokens.session_id, revoked: true },
+    });
+    await w.t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(401);
+  });
+
+  it('user deactivate: a failed revocation leaves user.deactivated and admin.user.deactivate', async () => {
+    const userId = await addMember(w.t, 'studio', 'off@studio.example', 'viewer');
+    await signIn(w.t, 'off@studio.example');
+    await withRevocationsRefused(async () => {
+      expect((await run('user', 'deactivate', '--email', 'off@studio.example')).status).toBe(1);
+    });
+    expect(await rows('user.deactivated', userId)).toEqual([{ by: 'admin' }]);
+    expect(await rows('admin.user.deactivate', userId)).toEqual([{}]);
+    const again = await run('user', 'deactivate', '--email', 'off@studio.example');
+    expect(again.out).toMatchObject({ user: { changed: false }, revoked_sessions: 1 });
+    expect(await rows('admin.user.deactivate', userId)).toEqual([{}, {}]);
+  });
+
+  it('user delete: a failed revocation leaves its row and the user in place; run again, it erases', async () => {
+    const player = await w.client().createGuest();
+    await withRevocationsRefused(async () => {
+      expect((await run('user', 'delete', '--tenant', 'acme', '--id', player.user_id)).status).toBe(1);
+    });
+    const revocation = { sessions: 'all', by: 'admin', for: 'user.delete' };
+    expect(await rows('session.revoked', player.user_id)).toEqual([revocation]);
+    expect(await rows('user.deleted', player.user_id)).toEqual([]);
+    expect((await run('user', 'show', '--tenant', 'acme', '--id', player.user_id)).out.user.status).toBe('active');
+
+    expect((await run('user', 'delete', '--tenant', 'acme', '--id', player.user_id)).out).toEqual({
+      deleted: { id: player.user_id, tenant: 'acme' },
+      revoked_sessions: 1,
+    });
+    expect(await rows('session.revoked', player.user_id)).toEqual([revocation, revocation]);
+    expect(await rows('user.deleted', player.user_id)).toEqual([{ by: 'admin' }]);
+    expect(await rows('admin.user.delete', player.user_id)).toEqual([{ revoked_sessions: 1 }]);
+  });
+
+  it('DELETE /t/{t}/me: a failed revocation answers 503 and leaves its row; the player is still there', async () => {
+    const c = w.client();
+    const player = await c.createGuest();
+    await withRevocationsRefused(async () => {
+      const res = await w.t.auth().delete('/t/acme/me').set('Authorization', `Bearer ${player.access_token}`);
+      expect(res.status).toBe(503);
+    });
+    expect(await rows('session.revoked', player.user_id)).toEqual([
+      { sessions: 'all', by: 'self', for: 'user.delete' },
+    ]);
+    expect(await rows('user.deleted', player.user_id)).toEqual([]);
+    await w.t.auth().delete('/t/acme/me').set('Authorization', `Bearer ${player.access_token}`).expect(200);
+    expect(await rows('user.deleted', player.user_id)).toEqual([{ by: 'self' }]);
+  });
+});
