@@ -4,7 +4,7 @@ import { chatAppsRepository, customerTenant } from './directory-repositories';
 import { parseRedirectUri } from './client.commands';
 
 /**
- * The chat application's secret, from a file or stdin (`-`), never from argv: a command line is
+ * The chat application's secret, from a file or stdin (`-`), preferred to argv: a command line is
  * readable by every user of the machine (`ps`, /proc/PID/cmdline) and lands in shell history and
  * process-accounting logs (issue 22, point 6). One trailing line break is dropped, as `echo` and
  * editors add one.
@@ -31,25 +31,31 @@ async function readStdin(): Promise<string> {
 export const CHAT_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'chat configure',
-    usage: 'chat configure --tenant ID --client-id ID --client-secret-file PATH|- --redirect-uri URL',
+    usage:
+      'chat configure --tenant ID --client-id ID (--client-secret-file PATH|- | --client-secret SECRET) --redirect-uri URL',
     options: {
       tenant: { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret-file': { type: 'string' },
-      // Named only to refuse it with the reason, instead of an unknown-option error.
+      // Contract 7 names it, so scripts written against the contract keep working; a warning says
+      // why the file is better.
       'client-secret': { type: 'string' },
       'redirect-uri': { type: 'string' },
     },
     async run(ctx, v) {
-      if (optional(v, 'client-secret') !== undefined)
-        throw new AdminInputError(
-          '--client-secret is refused: a secret on the command line is readable by other users (ps) and kept in shell history; use --client-secret-file PATH, or - for stdin',
+      const onArgv = optional(v, 'client-secret');
+      const fromFile = optional(v, 'client-secret-file');
+      if ((onArgv === undefined) === (fromFile === undefined))
+        throw new AdminInputError('give one of --client-secret-file PATH (or - for stdin) and --client-secret');
+      if (onArgv !== undefined)
+        process.stderr.write(
+          'warning: --client-secret is readable by other users (ps) and kept in shell history; prefer --client-secret-file PATH, or - for stdin\n',
         );
       const tenant = required(v, 'tenant');
       const clientId = required(v, 'client-id');
       // The platform sends its authorization code there: the rules of a client's redirect URI.
       const redirectUri = parseRedirectUri(required(v, 'redirect-uri'), ctx.production());
-      const clientSecret = await readClientSecret(required(v, 'client-secret-file'));
+      const clientSecret = onArgv ?? (await readClientSecret(fromFile as string));
       await customerTenant(ctx, tenant);
       await (await chatAppsRepository(ctx)).configure({ tenantId: tenant, clientId, clientSecret, redirectUri });
       // The audit row names the application, never its secret.
