@@ -2,7 +2,7 @@
 // chat account is attached. Everything about signing in goes through the guest SDK, unchanged.
 // Two tabs of the game share one player: the SDK makes them take turns to refresh (Web Locks),
 // and this page follows what the other tab did (contract section 13).
-import { GuestApiError, GuestClient, webStorage } from '/sdk/index.js';
+import { GuestApiError, GuestClient } from '/sdk/index.js';
 
 const $ = (id) => document.getElementById(id);
 const config = await (await fetch('/config.json')).json();
@@ -14,9 +14,8 @@ const auth = new GuestClient({
   baseUrl: config.baseUrl,
   tenantId: config.tenantId,
   clientId: config.clientId,
-  // A page has no keystore: the refresh token survives a reload in localStorage (see the SDK's
-  // README for the trade-off; this page admits no third-party script).
-  storage: webStorage(localStorage),
+  // No storage: the refresh token lives in the service's HttpOnly cookie, where no script of this
+  // page can read it, and survives reloads there (the SDK's default in a browser, issue 22).
   ...(storedFlow ? { browserFlowId: storedFlow } : {}),
 });
 sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
@@ -41,11 +40,14 @@ function render() {
   $('score').textContent = localStorage.getItem(scoreKey(auth.userId)) ?? '0';
 }
 
+/** No session to go on with: none yet, refused, or no refresh cookie (expired, or the browser kept none). */
+const ENDED = new Set(['no_refresh_token', 'invalid_grant', 'invalid_request']);
+
 async function refreshOrNull() {
   try {
     return await auth.refresh();
   } catch (err) {
-    if (err instanceof GuestApiError && (err.code === 'no_refresh_token' || err.code === 'invalid_grant')) return null;
+    if (err instanceof GuestApiError && ENDED.has(err.code)) return null;
     throw err;
   }
 }
@@ -76,8 +78,7 @@ function sync() {
   return auth.getAccessToken().then(
     () => undefined,
     (err) => {
-      if (!(err instanceof GuestApiError) || (err.code !== 'no_refresh_token' && err.code !== 'invalid_grant'))
-        throw err;
+      if (!(err instanceof GuestApiError) || !ENDED.has(err.code)) throw err;
     },
   );
 }
@@ -124,10 +125,10 @@ auth.on('user', render);
 auth.on('session', (change) => {
   if (change.reason === 'ended') run(async () => say(`Your session ended. ${await resume()}`))();
 });
-// Another tab rotated, replaced or dropped the stored token, or caught a star: catch up now rather
-// than at this tab's next refresh.
+// Another tab replaced or ended the session (the SDK shares its id, no secret, in localStorage), or
+// caught a star: catch up now rather than at this tab's next refresh.
 window.addEventListener('storage', (event) => {
-  if (event.key?.endsWith(':refresh_token')) run(sync)();
+  if (event.key?.endsWith(':cookie_session')) run(sync)();
   else render();
 });
 

@@ -1,7 +1,7 @@
 import type { CookieJar } from './cookie-jar.js';
-import type { RefreshLock } from './refresh-lock.js';
+import type { LeaseStorage, RefreshLock } from './refresh-lock.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
-import type { SecureStorage } from './secure-storage.js';
+import { MemorySecureStorage, webStorage, type SecureStorage } from './secure-storage.js';
 import type { SessionEventName, SessionListener } from './session-events.js';
 import { SessionKeeper } from './session-keeper.js';
 import { GuestApiError, type TokenSet } from './tokens.js';
@@ -10,8 +10,9 @@ export { GuestApiError, type TokenSet } from './tokens.js';
 
 /**
  * A typed client of the guest API (contract sections 6, 11 and 13) that runs unchanged in browsers
- * (fetch with `credentials: 'include'`, Web Crypto, Web Locks, no Node built-ins) and in Node or
- * native shells (an explicit cookie jar; refresh tokens only through a SecureStorage adapter).
+ * (fetch with `credentials: 'include'`, Web Crypto, Web Locks, no Node built-ins; the refresh token
+ * in the service's HttpOnly cookie) and in Node or native shells (an explicit cookie jar; refresh
+ * tokens only through a SecureStorage adapter).
  */
 
 export interface GuestCreated extends TokenSet {
@@ -50,8 +51,27 @@ export interface GuestClientOptions {
   readonly baseUrl: string;
   readonly tenantId: string;
   readonly clientId: string;
-  /** Where refresh tokens are kept; without it none is kept and `refresh()` cannot work. */
+  /**
+   * Where refresh tokens are kept in a native shell or Node (the platform keystore). In a browser
+   * leave it out: the service keeps the refresh token in an HttpOnly cookie (see `refreshTokenIn`).
+   */
   readonly storage?: SecureStorage;
+  /**
+   * Where the refresh token lives (issue 22 finding 7):
+   * - `'cookie'`, the default when neither `storage` nor `cookies` is given (a browser page): in
+   *   the service's HttpOnly refresh cookie, which no script of the page can read; the client keeps
+   *   no refresh token anywhere, and never hands one to the game. The origin's tabs share only the
+   *   session's id (no secret) through `sharedStorage`, and take turns to refresh under its lock.
+   * - `'storage'`, the default when `storage` is given: in that adapter (native shells, Node).
+   * With a jar and no `storage` nothing is kept unless `'cookie'` is asked for (the jar keeps it).
+   */
+  readonly refreshTokenIn?: 'cookie' | 'storage';
+  /**
+   * Cookie mode: the Web Storage the origin's tabs share the session id through, and whose lock
+   * (Web Locks, else a lease in it) they take turns under. Default `localStorage` where there is
+   * one, else process memory.
+   */
+  readonly sharedStorage?: LeaseStorage;
   /**
    * Outside a browser: the jar that keeps the flow cookie. In a browser leave it out: the browser
    * keeps the cookie (partitioned for a cross-site page) and sends it with `credentials: 'include'`.
@@ -84,17 +104,28 @@ export function newBrowserFlowId(): string {
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
+/** Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory. */
+function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
+  const local = given ?? (globalThis as { localStorage?: LeaseStorage }).localStorage;
+  return local ? webStorage(local) : new MemorySecureStorage();
+}
+
 export class GuestClient {
   readonly browserFlowId: string;
+  /** The refresh token is in the service's HttpOnly cookie, not in this client's storage. */
+  readonly cookieMode: boolean;
   private readonly keeper: SessionKeeper;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: GuestClientOptions) {
     this.browserFlowId = opts.browserFlowId ?? newBrowserFlowId();
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.cookieMode = (opts.refreshTokenIn ?? (opts.storage || opts.cookies ? 'storage' : 'cookie')) === 'cookie';
+    const storage = this.cookieMode ? sharedStorage(opts.sharedStorage) : opts.storage;
     this.keeper = new SessionKeeper({
       name: `svc-auth:${opts.tenantId}:${opts.clientId}`,
-      ...(opts.storage ? { storage: opts.storage } : {}),
+      ...(storage ? { storage } : {}),
+      cookie: this.cookieMode,
       ...(opts.lock ? { lock: opts.lock } : {}),
       autoRefresh: opts.autoRefresh ?? true,
       grant: (refreshToken) => this.grant(refreshToken),
@@ -230,15 +261,32 @@ export class GuestClient {
     await this.keeper.clear('deleted');
   }
 
-  /** Signs the player out (RFC 7009 revocation) and drops the stored tokens. */
+  /**
+   * Signs the player out (RFC 7009 revocation) and drops the stored tokens. In cookie mode the
+   * service revokes the cookie's session and expires the cookie; where the browser kept no cookie,
+   * the access token names the session instead.
+   */
   async revoke(): Promise<void> {
+    const clientId = this.opts.clientId;
     const token = (await this.keeper.storedRefreshToken()) ?? this.accessToken;
-    if (token) await this.request('POST', 'revoke', { token, client_id: this.opts.clientId });
+    if (this.cookieMode) {
+      await this.request('POST', 'revoke', { client_id: clientId }).catch((err: unknown) => {
+        if (!(err instanceof GuestApiError) || err.code !== 'invalid_request' || !token) throw err;
+        return this.request('POST', 'revoke', { token, client_id: clientId });
+      });
+    } else if (token) {
+      await this.request('POST', 'revoke', { token, client_id: clientId });
+    }
     await this.keeper.clear('revoked');
   }
 
-  private grant(refreshToken: string): Promise<TokenSet> {
-    const body = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.opts.clientId };
+  /** Without a token, the service takes the client's refresh cookie (cookie mode). */
+  private grant(refreshToken: string | undefined): Promise<TokenSet> {
+    const body = {
+      grant_type: 'refresh_token',
+      ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
+      client_id: this.opts.clientId,
+    };
     // A lost answer is retried with the same token: the service's reuse interval answers it with
     // the successor it already made (contract 13), so no retry burns the session.
     return this.retrying(() => this.request<TokenSet>('POST', 'token', body));

@@ -3,7 +3,7 @@ export { GuestApiError, GuestClient } from './guest-client.js';
 export type { GuestClientOptions, GuestCreated, Player, Proof, TokenSet, Upgraded } from './guest-client.js';
 export type { SessionChange, SessionChangeReason, SessionEventName, SessionListener } from './session-events.js';
 export { processLock, storageLease, webLocks } from './refresh-lock.js';
-export type { RefreshLock } from './refresh-lock.js';
+export type { LeaseStorage, RefreshLock } from './refresh-lock.js';
 export type { RetryPolicy } from './retry.js';
 export { MemoryCookieJar } from './cookie-jar.js';
 export type { CookieJar } from './cookie-jar.js';

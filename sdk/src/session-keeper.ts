@@ -25,13 +25,22 @@ export interface HeldSession {
 }
 
 export interface SessionKeeperOptions {
+  /**
+   * Storage mode: where the refresh token (and the token set beside it) is kept. Cookie mode:
+   * where the origin's tabs share the id of the session the cookie belongs to, which is no secret.
+   */
   readonly storage?: SecureStorage;
+  /**
+   * Cookie mode (issue 22 finding 7): the refresh token lives in the service's HttpOnly cookie,
+   * which the browser (or a jar) presents by itself; this client never holds it.
+   */
+  readonly cookie?: boolean;
   /** Prefix of this client's storage keys and name of its lock: one per tenant and client. */
   readonly name: string;
   readonly lock?: RefreshLock;
   readonly autoRefresh: boolean;
-  /** One refresh grant over HTTP (retries of transient failures included). */
-  readonly grant: (refreshToken: string) => Promise<TokenSet>;
+  /** One refresh grant over HTTP (retries of transient failures included); none: the cookie's. */
+  readonly grant: (refreshToken: string | undefined) => Promise<TokenSet>;
 }
 
 /** If a timed refresh fails for a while (offline), the next try; the session is kept meanwhile. */
@@ -85,8 +94,9 @@ function heldSession(
 export class SessionKeeper {
   private held: HeldSession | null = null;
   /**
-   * The refresh token this client last presented or received. Storage holding another one means
-   * another tab rotated it (or replaced the session) since: this client must not present its own.
+   * The refresh token this client last presented or received (in cookie mode, the id of the
+   * session whose cookie it last used or received). Storage holding another one means another tab
+   * rotated it (or replaced the session) since: this client must not present its own.
    */
   private known: string | null = null;
   private inflight: Promise<TokenSet> | null = null;
@@ -146,7 +156,7 @@ export class SessionKeeper {
     return this.lock.run(this.opts.name, async () => {
       const tokens = await call();
       await this.keep(tokens, reason);
-      return tokens;
+      return this.handedOut(tokens);
     });
   }
 
@@ -156,9 +166,9 @@ export class SessionKeeper {
     this.end(reason);
   }
 
-  /** The stored refresh token (for revocation). */
+  /** The stored refresh token (for revocation); none in cookie mode. */
   async storedRefreshToken(): Promise<string | null> {
-    return this.stored();
+    return this.opts.cookie ? null : this.stored();
   }
 
   private shared(force: boolean): Promise<TokenSet> {
@@ -177,36 +187,47 @@ export class SessionKeeper {
       // This client had a token and it is gone: another tab signed out, erased the account, or
       // saw the session end.
       if (this.known !== null) this.end('ended');
+      const legacy = this.opts.cookie && this.known === null ? await this.legacyToken() : null;
+      if (legacy !== null) return this.migrate(legacy);
       throw noRefreshToken();
     }
     if (stored !== this.known) {
       // Another tab rotated or replaced it while this one waited: take over its fresh token set.
       // A client that never held a token (a page just loaded) proves the session with a refresh.
+      // In cookie mode another tab replaced the session (its set is not shared: an access token
+      // is a credential too), and the cookie now holds the new session's token: refresh with it.
+      if (this.opts.cookie) return this.rotate(stored, this.known !== null ? 'adopted' : 'refreshed');
       const adopted = this.known !== null ? await this.adopt(stored) : null;
       if (adopted) return adopted;
     } else if (!force && this.held && Date.now() < this.held.refreshAt) {
       return this.tokenSet(this.held, stored);
     }
-    return this.rotate(stored);
+    return this.rotate(stored, 'refreshed');
   }
 
-  private async rotate(token: string): Promise<TokenSet> {
+  /**
+   * Presents `token` (in cookie mode: the cookie of session `token`, which the browser sends).
+   * In cookie mode tabs never present a stale token: the cookie is shared and always the latest,
+   * so the turn alone keeps two tabs from presenting one token at once (contract 13).
+   */
+  private async rotate(token: string, reason: SessionChangeReason): Promise<TokenSet> {
     let presented = token;
     for (let takeovers = 0; ; takeovers++) {
       this.known = presented;
       try {
-        const tokens = await this.opts.grant(presented);
-        await this.keep(tokens, 'refreshed');
-        return tokens;
+        const tokens = await this.opts.grant(this.opts.cookie ? undefined : presented);
+        await this.keep(tokens, reason);
+        return this.handedOut(tokens);
       } catch (err) {
         // Network failures, 503, 429 (after the grant's retries) and any other answer keep the
-        // token: only the service's definite refusal ends a session.
-        if (!(err instanceof GuestApiError) || err.code !== 'invalid_grant') throw err;
+        // token: only the service's definite refusal ends a session. In cookie mode, a refresh
+        // without the cookie (expired, or refused by the browser) is refused as invalid_request.
+        if (!(err instanceof GuestApiError) || !this.ends(err)) throw err;
         const now = await this.stored();
         if (now !== null && now !== presented && takeovers < 2) {
           // A client that does not share this lock (an older SDK, a lock-less browser) rotated
           // first and stored its successor: that token, not this dead one, is the session's.
-          const adopted = await this.adopt(now);
+          const adopted = this.opts.cookie ? null : await this.adopt(now);
           if (adopted) return adopted;
           presented = now;
           continue;
@@ -215,6 +236,27 @@ export class SessionKeeper {
         this.end('ended');
         throw err;
       }
+    }
+  }
+
+  /** A refresh token an earlier release kept in the page's storage (before cookie mode). */
+  private async legacyToken(): Promise<string | null> {
+    return (await this.opts.storage?.get(`${this.opts.name}:refresh_token`)) ?? null;
+  }
+
+  /**
+   * Cookie mode on a page that kept its refresh token in storage until now: presented once in the
+   * body, it rotates into the cookie, and `keep` deletes it from storage, so the switch costs no
+   * guest its session (contract 13). A refused one is deleted too.
+   */
+  private async migrate(legacy: string): Promise<TokenSet> {
+    try {
+      const tokens = await this.opts.grant(legacy);
+      await this.keep(tokens, 'refreshed');
+      return this.handedOut(tokens);
+    } catch (err) {
+      if (err instanceof GuestApiError && this.ends(err)) await this.dropStored();
+      throw err;
     }
   }
 
@@ -227,6 +269,17 @@ export class SessionKeeper {
     return this.tokenSet(this.held as HeldSession, refreshToken);
   }
 
+  private ends(err: GuestApiError): boolean {
+    return err.code === 'invalid_grant' || (this.opts.cookie === true && err.code === 'invalid_request');
+  }
+
+  /** What the game is given: in cookie mode never the refresh token, so it cannot keep it. */
+  private handedOut<T extends TokenSet>(tokens: T): T {
+    if (!this.opts.cookie || tokens.refresh_token === undefined) return tokens;
+    const { refresh_token: _kept, ...rest } = tokens;
+    return rest as T;
+  }
+
   private async keep(tokens: TokenSet, reason: SessionChangeReason): Promise<void> {
     const now = Date.now();
     const held = heldSession(
@@ -235,7 +288,14 @@ export class SessionKeeper {
       now + (tokens.expires_in - refreshLead(tokens.expires_in)) * 1000,
     );
     const storage = this.opts.storage;
-    if (storage && tokens.refresh_token) {
+    if (storage && tokens.refresh_token && this.opts.cookie) {
+      // The service set the cookie with this set; the tabs learn only which session it is. What an
+      // earlier release kept in page storage (a refresh token, its set) goes.
+      await storage.set(this.refreshKey(), tokens.session_id);
+      await storage.delete(`${this.opts.name}:refresh_token`);
+      await storage.delete(this.sessionKey());
+      this.known = tokens.session_id;
+    } else if (storage && tokens.refresh_token) {
       // The token set first: a tab that sees the new refresh token finds its set beside it.
       await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
       await storage.set(this.refreshKey(), tokens.refresh_token);
@@ -289,10 +349,12 @@ export class SessionKeeper {
   private async dropStored(): Promise<void> {
     await this.opts.storage?.delete(this.refreshKey());
     await this.opts.storage?.delete(this.sessionKey());
+    if (this.opts.cookie) await this.opts.storage?.delete(`${this.opts.name}:refresh_token`);
   }
 
+  /** Cookie mode keeps the session id under its own key: no stored secret is ever mistaken for it. */
   private refreshKey(): string {
-    return `${this.opts.name}:refresh_token`;
+    return `${this.opts.name}:${this.opts.cookie ? 'cookie_session' : 'refresh_token'}`;
   }
 
   private sessionKey(): string {
@@ -304,7 +366,7 @@ export class SessionKeeper {
       access_token: h.accessToken,
       token_type: 'Bearer',
       expires_in: Math.max(0, Math.floor((h.expiresAt - Date.now()) / 1000)),
-      refresh_token: refreshToken,
+      ...(this.opts.cookie ? {} : { refresh_token: refreshToken }),
       ...(h.idToken ? { id_token: h.idToken } : {}),
       scope: h.scope,
       session_id: h.sessionId,

@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
@@ -27,20 +28,26 @@ export class CustomerTokenService {
     private readonly audit: AuditTrail,
   ) {}
 
+  /**
+   * `cookieToken` is the client's HttpOnly refresh cookie (issue 22 finding 7); a token in the body
+   * wins over it, so a caller that holds its token itself is never overridden by a cookie.
+   */
   async refresh(
     tenantId: string,
     body: { grant_type?: string; refresh_token?: string; client_id?: string },
-  ): Promise<CustomerTokenSet> {
+    cookieToken?: string,
+  ): Promise<{ tokens: CustomerTokenSet; client: ClientEntity }> {
     if (body.grant_type !== 'refresh_token')
       throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
-    if (!body.refresh_token || !body.client_id)
-      throw new AppError('invalid_request', 'refresh_token and client_id are required.');
+    const presented = body.refresh_token || cookieToken;
+    if (!presented || !body.client_id)
+      throw new AppError('invalid_request', 'refresh_token (or the refresh cookie) and client_id are required.');
     const client = await this.clients.resolve(tenantId, body.client_id);
     // A client without offline_access never received a refresh token to present.
     if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
     const { idleTtl, absoluteTtl, refreshReuseInterval } = this.config.customerSessions;
     const rotated = await this.sessions.rotate(
-      body.refresh_token,
+      presented,
       { tenantId, clientId: client.id },
       {
         // A session an upgrade has marked is refused once that upgrade committed (spec 4.3 rule 4).
@@ -67,25 +74,31 @@ export class CustomerTokenService {
     const s = rotated.session;
     // A session written before sessions recorded it: whether its subject is still a guest.
     const guest = s.guest ?? (await this.accounts.isActiveGuest(tenantId, s.userId));
-    return this.customerSessions.tokenSet(
+    const tokens = await this.customerSessions.tokenSet(
       client,
       { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
       rotated.refreshToken,
       'refresh_token',
     );
+    return { tokens, client };
   }
 
-  /** RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be stored. */
-  async revoke(tenantId: string, body: { token?: string; client_id?: string }): Promise<void> {
-    if (!body.token || !body.client_id) throw new AppError('invalid_request', 'token and client_id are required.');
+  /**
+   * RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be
+   * stored. Without a token in the body, the client's refresh cookie is revoked (finding 7).
+   */
+  async revoke(tenantId: string, body: { token?: string; client_id?: string }, cookieToken?: string): Promise<void> {
+    const token = body.token || cookieToken;
+    if (!token || !body.client_id)
+      throw new AppError('invalid_request', 'token (or the refresh cookie) and client_id are required.');
     const client = await this.clients.resolve(tenantId, body.client_id);
-    const claims = await this.tokens.verifyAccess(body.token, tenantId);
+    const claims = await this.tokens.verifyAccess(token, tenantId);
     if (claims) {
       if (claims.clientId === client.id && (await this.sessions.revoke(claims.sid)))
         await this.revoked(tenantId, claims.sub, claims.sid, client.id);
       return;
     }
-    const sid = await this.sessions.revokeByRefreshToken(body.token, { tenantId, clientId: client.id });
+    const sid = await this.sessions.revokeByRefreshToken(token, { tenantId, clientId: client.id });
     if (sid) await this.revoked(tenantId, sid.userId, sid.sessionId, client.id);
   }
 

@@ -5,8 +5,11 @@ import { IpBudget } from '../http/ip-budget.guard';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
+import type { CustomerTokenSet } from './customer-sessions';
 import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
 import { GuestService, type GuestResponse } from './guest.service';
+import { setRefreshCookie } from './refresh-cookie';
+import { TenantClients } from './tenant-clients';
 import { TenantIdPipe } from './tenant-id.pipe';
 import { UpgradeService, type UpgradeResponse } from './upgrade.service';
 
@@ -16,6 +19,7 @@ export class GuestController {
     private readonly guests: GuestService,
     private readonly upgrades: UpgradeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: TenantClients,
   ) {}
 
   @Post('guest')
@@ -28,7 +32,8 @@ export class GuestController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GuestResponse> {
-    return sendWithFlowCookie(res, await this.guests.create(this.context(req, tenantId, body)));
+    const created = sendWithFlowCookie(res, await this.guests.create(this.context(req, tenantId, body)));
+    return this.withRefreshCookie(req, res, tenantId, body.client_id, created);
   }
 
   @Post('guest/linking-intent')
@@ -49,21 +54,47 @@ export class GuestController {
   @Post('guest/upgrade')
   @HttpCode(200)
   @UsePolicy('bearer:guest')
-  upgrade(
+  async upgrade(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
     @Body() body: ProofDto,
     @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<UpgradeResponse> {
-    return this.upgrades.upgrade(this.context(req, tenantId, body), guest, body.proof_id);
+    const upgraded = await this.upgrades.upgrade(this.context(req, tenantId, body), guest, body.proof_id);
+    return this.withRefreshCookie(req, res, tenantId, body.client_id, upgraded);
   }
 
   @Post('sign-in')
   @HttpCode(200)
   @UsePolicy('public')
   @IpBudget('sign-in')
-  signIn(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: ProofDto, @Req() req: Request) {
-    return this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
+  async signIn(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Body() body: ProofDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ user_id: string } & CustomerTokenSet> {
+    const signedIn = await this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
+    return this.withRefreshCookie(req, res, tenantId, body.client_id, signedIn);
+  }
+
+  /**
+   * A browser client's new refresh token also goes into its HttpOnly refresh cookie (issue 22
+   * finding 7, spec 4.3 rule 4). The client row was read by the call that just answered, so this
+   * is a cache hit; only answers that carry a refresh token look it up.
+   */
+  private async withRefreshCookie<T extends CustomerTokenSet>(
+    req: Request,
+    res: Response,
+    tenantId: string,
+    clientId: string,
+    tokens: T,
+  ): Promise<T> {
+    if (tokens.refresh_token === undefined) return tokens;
+    const client = await this.clients.resolveRecent(tenantId, clientId);
+    setRefreshCookie(req, res, client, tokens, this.config.customerSessions.idleTtl);
+    return tokens;
   }
 
   private context(req: Request, tenantId: string, body: FlowBoundDto): GuestRequestContext {

@@ -1,7 +1,9 @@
-import { Controller, Delete, Get, Param } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import { MeService, type MeResponse } from './me.service';
+import { clearRefreshCookie, readRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 /**
@@ -23,10 +25,16 @@ export class MeController {
   }
 
   @Delete()
-  delete(
+  async delete(
     @Param('tenantId', TenantIdPipe) _tenantId: string,
     @CurrentPrincipal('guest') player: PrincipalOf<'guest'>,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<{ deleted: true }> {
-    return this.me.delete(player);
+    const deleted = await this.me.delete(player);
+    // The erased player's refresh cookie is dead: the browser drops it (issue 22 finding 7).
+    if (readRefreshCookie(req, player.tenantId, player.clientId) !== undefined)
+      clearRefreshCookie(req, res, player.tenantId, player.clientId);
+    return deleted;
   }
 }

@@ -30,8 +30,17 @@ export function setHostCookie(
   res.cookie(name, value, opts);
 }
 
-export function expireHostCookie(res: Response, name: string, sameSite: 'strict' | 'lax'): void {
-  res.cookie(name, '', { secure: true, httpOnly: true, path: '/', sameSite, maxAge: 0, expires: new Date(0) });
+/** Expires a cookie set by setHostCookie; `none` expires the partitioned one, as it was set. */
+export function expireHostCookie(res: Response, name: string, sameSite: SameSite): void {
+  res.cookie(name, '', {
+    secure: true,
+    httpOnly: true,
+    path: '/',
+    sameSite,
+    maxAge: 0,
+    expires: new Date(0),
+    ...(sameSite === 'none' ? { partitioned: true } : {}),
+  });
 }
 
 /**

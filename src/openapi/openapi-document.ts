@@ -367,7 +367,7 @@ function guestPaths(
     },
     '/t/{tenantId}/token': {
       post: op(
-        'Rotating refresh for customer sessions',
+        'Rotating refresh for customer sessions. A browser client’s answer also sets its HttpOnly refresh cookie `__Host-svc_refresh_{tenantId}.{clientId}` (SameSite=None; Partitioned by CORS from a web origin, else Lax); a refusal with invalid_grant of the cookie’s token expires it (issue 22 finding 7)',
         none,
         {
           200: ok('token set', obj(GUEST_TOKEN_SET, tokenSetRequired([]))),
@@ -377,7 +377,14 @@ function guestPaths(
         {
           ...p,
           requestBody: body(
-            obj({ grant_type: str({ const: 'refresh_token' }), refresh_token: str(), client_id: str() }),
+            obj(
+              {
+                grant_type: str({ const: 'refresh_token' }),
+                refresh_token: str({ description: 'without it, the client’s refresh cookie; the body wins when both' }),
+                client_id: str(),
+              },
+              ['grant_type', 'client_id'],
+            ),
             true,
           ),
         },
@@ -385,13 +392,20 @@ function guestPaths(
     },
     '/t/{tenantId}/revoke': {
       post: op(
-        'RFC 7009 revocation (200 for unknown tokens)',
+        'RFC 7009 revocation (200 for unknown tokens). Without `token`, the client’s refresh cookie is revoked and expired (issue 22 finding 7)',
         none,
         { 200: ok('done', obj({})), ...pick(400, 404, 503) },
         {
           ...p,
           requestBody: body(
-            obj({ token: str(), token_type_hint: str(), client_id: str() }, ['token', 'client_id']),
+            obj(
+              {
+                token: str({ description: 'without it, the client’s refresh cookie' }),
+                token_type_hint: str(),
+                client_id: str(),
+              },
+              ['client_id'],
+            ),
             true,
           ),
         },

@@ -99,7 +99,10 @@ describe('POST /t/{tenantId}/guest', () => {
       { client_id: 'cli_game', browser_flow_id: id },
       `__Host-svc_flow_${id}=${value}`,
     ).expect(201);
-    expect(withCookie.headers['set-cookie']).toBeUndefined();
+    // No second flow cookie for a flow under way (a browser client's refresh cookie is set: issue 22 finding 7).
+    expect(
+      ([] as string[]).concat(withCookie.headers['set-cookie'] ?? []).filter((c) => c.startsWith('__Host-svc_flow_')),
+    ).toEqual([]);
     await post('acme', { client_id: 'cli_game', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}x`).expect(403);
     // A flow belongs to its tenant.
     await post('beta', { client_id: 'cli_beta', browser_flow_id: id }, `__Host-svc_flow_${id}=${value}`).expect(403);

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
 
-const REFRESH_KEY = 'svc-auth:acme:cli_web:refresh_token';
+/** The demo runs the SDK in cookie mode: the refresh token lives in this HttpOnly cookie (issue 22). */
+const REFRESH_COOKIE = '__Host-svc_refresh_acme.cli_web';
+const TOKEN_ENDPOINTS = new Set(['/t/acme/token', '/t/acme/guest', '/t/acme/guest/upgrade', '/t/acme/sign-in']);
 
 /** What a test reads of the SDK client the demo exposes as `starClicker.auth`. */
 interface PageAuth {
@@ -17,8 +19,22 @@ const refreshInPage = (page: Page) =>
   page.evaluate(async () => {
     const auth = (globalThis as PageGlobals).starClicker.auth;
     const set = await auth.refresh();
-    return { refreshToken: set.refresh_token, userId: auth.userId };
+    // The SDK hands the game no refresh token in cookie mode.
+    return { refreshToken: set.refresh_token, sessionId: set.session_id, userId: auth.userId };
   });
+/** Every key and value of the page's localStorage and sessionStorage. */
+const pageStorage = (page: Page) =>
+  page.evaluate(() =>
+    [localStorage, sessionStorage].flatMap((store) =>
+      Object.keys(store).map((key) => `${key}=${store.getItem(key) ?? ''}`),
+    ),
+  );
+const cookieValue = (header: string | undefined): string | undefined =>
+  header
+    ?.split(';')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${REFRESH_COOKIE}=`))
+    ?.slice(REFRESH_COOKIE.length + 1);
 const meInPage = (page: Page) => page.evaluate(() => (globalThis as PageGlobals).starClicker.auth.me());
 
 /**
@@ -30,8 +46,15 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
   let world: GameWorld;
   let context: BrowserContext;
   let problems: string[];
-  /** Every refresh token the pages presented to the token endpoint, in order. */
+  /** Every refresh token the pages presented to the token endpoint (in the cookie), in order. */
   let presented: string[];
+  /** Every refresh token the service issued to the pages (in the cookie and, still, the body). */
+  let issued: string[];
+  /** Token requests whose body named a refresh token: none in cookie mode. */
+  let inBody: number;
+  /** Reads of requests and answers still under way; `settled()` waits for them. */
+  let reading: Promise<unknown>[];
+  const settled = () => Promise.all(reading);
 
   beforeAll(async () => {
     world = await startGameWorld();
@@ -47,6 +70,9 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     context = await world.browser.newContext();
     problems = [];
     presented = [];
+    issued = [];
+    inBody = 0;
+    reading = [];
     if (opts.withoutWebLocks) {
       // A browser without Web Locks (Safari before 15.4): the SDK falls back to its lease.
       await context.addInitScript(() => {
@@ -54,10 +80,37 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
       });
     }
     context.on('request', (req: Request) => {
-      if (req.method() === 'POST' && new URL(req.url()).pathname === '/t/acme/token') {
-        presented.push(JSON.parse(req.postData() ?? '{}').refresh_token as string);
-      }
+      if (req.method() !== 'POST' || new URL(req.url()).pathname !== '/t/acme/token') return;
+      if ((JSON.parse(req.postData() ?? '{}') as { refresh_token?: string }).refresh_token !== undefined) inBody += 1;
+      // Chromium's Cookie header is only in the raw headers, read once the request went out.
+      // A request a test's route aborts never reaches the network and carries no cookie.
+      reading.push(req.allHeaders().then((headers) => presented.push(cookieValue(headers.cookie) ?? 'none')));
     });
+    context.on('response', (res: Response) => {
+      if (res.request().method() !== 'POST' || !TOKEN_ENDPOINTS.has(new URL(res.url()).pathname)) return;
+      reading.push(
+        res.json().then(
+          (body: { refresh_token?: string }) => body.refresh_token && issued.push(body.refresh_token),
+          () => undefined,
+        ),
+      );
+    });
+  }
+
+  /**
+   * Issue 22 finding 7: no refresh token the service issued is in the page's Web Storage, and the
+   * cookie that holds it is HttpOnly and partitioned to the game's site.
+   */
+  async function noRefreshTokenInPage(page: Page): Promise<void> {
+    await settled();
+    const stored = (await pageStorage(page)).join('\n');
+    expect(issued.length).toBeGreaterThan(0);
+    for (const token of issued) expect(stored).not.toContain(token);
+    expect(stored).not.toMatch(/refresh_token/);
+    const cookie = (await context.cookies(world.w.t.authOrigin)).find((c) => c.name === REFRESH_COOKIE);
+    expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'None', path: '/' });
+    expect(cookie?.partitionKey).toBe(world.game.origin.replace(/:\d+$/, ''));
+    expect(issued).toContain(cookie?.value);
   }
 
   async function openTab(): Promise<Page> {
@@ -105,7 +158,13 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     expect(await meInPage(one)).toMatchObject({ id, guest: true });
     expect(await meInPage(two)).toMatchObject({ id, guest: true });
     expect(presented.length).toBeGreaterThanOrEqual(3);
+    expect(presented).not.toContain('none');
     expect(new Set(presented).size).toBe(presented.length);
+    // Cookie mode: the pages never named a refresh token, and never kept one where scripts read.
+    expect(inBody).toBe(0);
+    expect(both.map((r) => r.refreshToken)).toEqual([undefined, undefined]);
+    await noRefreshTokenInPage(one);
+    await noRefreshTokenInPage(two);
     expect(problems).toEqual([]);
   });
 
@@ -113,21 +172,37 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     await newContext();
     const page = await openTab();
     const id = await guestWithStars(page, 2);
-    // The service rotates, then the connection drops: the page never sees the answer.
+    const refreshCookie = async () =>
+      (await context.cookies(world.w.t.authOrigin)).find((c) => c.name === REFRESH_COOKIE)?.value;
+    const before = await refreshCookie();
+    // The service rotates, then the connection drops before anything reaches the browser: the
+    // request goes out from here with the page's cookie, and the page sees a network failure.
     let lost: string | undefined;
     await page.route('**/t/acme/token', async (route) => {
       if (lost !== undefined || route.request().method() !== 'POST') return route.continue();
-      const answer = await route.fetch();
-      lost = (await answer.json()).refresh_token as string;
-      expect(answer.status()).toBe(200);
+      const answer = await fetch(route.request().url(), {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Origin: world.game.origin,
+          Cookie: `${REFRESH_COOKIE}=${before}`,
+        },
+        body: route.request().postData() ?? '',
+      });
+      expect(answer.status).toBe(200);
+      lost = ((await answer.json()) as { refresh_token: string }).refresh_token;
       await route.abort('failed');
     });
     const retried = await refreshInPage(page);
-    // The retry presented the same token within the reuse interval and got the same successor.
-    expect(presented).toHaveLength(2);
-    expect(presented[0]).toBe(presented[1]);
-    expect(retried).toEqual({ refreshToken: lost, userId: id });
-    expect(await page.evaluate((key) => localStorage.getItem(key), REFRESH_KEY)).toBe(lost);
+    await settled();
+    // The cookie was never replaced, so the retry presented the same token within the reuse
+    // interval and got the same successor (a fresh token had it presented the successor), which
+    // is now in the cookie. (A routed request shows no Cookie header, so `presented` cannot.)
+    expect(retried).toMatchObject({ refreshToken: undefined, userId: id });
+    expect(issued.at(-1)).toBe(lost);
+    expect(await refreshCookie()).toBe(lost);
+    expect(inBody).toBe(0);
+    await noRefreshTokenInPage(page);
 
     await page.unroute('**/t/acme/token');
     await page.reload();
@@ -143,7 +218,8 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     const id = await guestWithStars(one, 4);
     const two = await openTab();
     await status(two, `Welcome back, ${id}`);
-    const oldRefresh = (await one.evaluate((key) => localStorage.getItem(key), REFRESH_KEY)) as string;
+    // The live refresh token: the last the service issued (tab two's load rotated it).
+    const oldRefresh = issued.at(-1) as string;
     const oldAccess = (await one.evaluate(() => (globalThis as PageGlobals).starClicker.auth.accessToken)) as string;
 
     await one.locator('#delete').click();

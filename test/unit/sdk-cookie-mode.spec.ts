@@ -1,0 +1,244 @@
+import { GuestApiError, GuestClient, type GuestClientOptions } from '../../sdk/src/guest-client';
+import { processLock } from '../../sdk/src/refresh-lock';
+import { MemorySecureStorage } from '../../sdk/src/secure-storage';
+
+/**
+ * Issue 22 finding 7 in the SDK: in a browser the refresh token lives in the service's HttpOnly
+ * cookie. The client keeps none in page storage and hands none to the game; the origin's tabs
+ * share only the session id, take turns under one lock, and follow a session another tab replaced.
+ */
+
+const MARKER = 'svc-auth:acme:cli_game:cookie_session';
+
+/** An unsigned JWT: the SDK only reads the claims of tokens it got over TLS. */
+function jwt(claims: Record<string, unknown>): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${part({ alg: 'ES256' })}.${part(claims)}.sig`;
+}
+
+/** A page's Web Storage, shared by the tabs given the same one. */
+class FakeWebStorage {
+  readonly values = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.values.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.values.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.values.delete(key);
+  }
+}
+
+interface Call {
+  readonly path: string;
+  readonly body: Record<string, string>;
+  readonly credentials: RequestInit['credentials'];
+  /** The refresh cookie the browser sent with the call. */
+  readonly cookie: string | null;
+}
+
+/** The service and the browser's cookie store: the cookie rotates with every refresh. */
+class CookieService {
+  readonly calls: Call[] = [];
+  cookie: string | null = null;
+  private serial = 0;
+  refuse: 'invalid_grant' | null = null;
+  session = 'ses_1';
+  user = 'usr_1';
+
+  readonly fetch = async (url: string, init?: RequestInit & { body?: string }): Promise<Response> => {
+    const path = new URL(url).pathname.replace('/t/acme/', '');
+    const body = init?.body ? (JSON.parse(init.body) as Record<string, string>) : {};
+    this.calls.push({ path, body, credentials: init?.credentials, cookie: this.cookie });
+    await new Promise((r) => setTimeout(r, 5));
+    if (path === 'revoke') {
+      this.cookie = null;
+      return json(200, {});
+    }
+    if (path === 'token') {
+      if (this.refuse || (!body.refresh_token && this.cookie === null)) {
+        const error = this.cookie === null ? 'invalid_request' : 'invalid_grant';
+        this.cookie = null;
+        return json(400, { error, error_description: '' });
+      }
+    }
+    return json(path === 'guest' ? 201 : 200, { ...this.issue(), ...(path === 'guest' ? { user_id: this.user } : {}) });
+  };
+
+  private issue() {
+    this.serial += 1;
+    const refresh = `rt_${this.serial}`;
+    this.cookie = refresh;
+    return {
+      access_token: jwt({ sub: this.user, guest: true, n: this.serial }),
+      token_type: 'Bearer',
+      expires_in: 300,
+      refresh_token: refresh,
+      scope: 'openid offline_access',
+      session_id: this.session,
+    };
+  }
+
+  tokenCalls(): Call[] {
+    return this.calls.filter((c) => c.path === 'token');
+  }
+}
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+function tab(service: CookieService, page: FakeWebStorage, opts: Partial<GuestClientOptions> = {}): GuestClient {
+  return new GuestClient({
+    baseUrl: 'https://auth.example',
+    tenantId: 'acme',
+    clientId: 'cli_game',
+    sharedStorage: page,
+    fetch: service.fetch as unknown as typeof fetch,
+    autoRefresh: false,
+    ...opts,
+  });
+}
+
+/** Two tabs of one origin: the first starts a guest, the second's page load proves the session. */
+async function twoTabsOnOneGuest(opts: Partial<GuestClientOptions> = {}) {
+  const service = new CookieService();
+  const page = new FakeWebStorage();
+  const one = tab(service, page, opts);
+  const two = tab(service, page, opts);
+  await one.createGuest();
+  await two.refresh();
+  return { service, page, one, two };
+}
+
+/** Nothing in page storage is, or contains, a refresh token the service issued. */
+function noRefreshTokenIn(page: FakeWebStorage): void {
+  for (const [key, value] of page.values) {
+    expect(key).not.toMatch(/refresh_token/);
+    expect(value).not.toMatch(/rt_\d+/);
+  }
+}
+
+describe('the SDK in cookie mode (the default in a browser)', () => {
+  it('is the default without storage and a jar, and not with either', () => {
+    const service = new CookieService();
+    expect(tab(service, new FakeWebStorage()).cookieMode).toBe(true);
+    expect(
+      tab(service, new FakeWebStorage(), { cookies: { header: () => undefined, store() {}, get: () => undefined } })
+        .cookieMode,
+    ).toBe(false);
+    expect(
+      tab(service, new FakeWebStorage(), {
+        storage: new MemorySecureStorage(),
+      }).cookieMode,
+    ).toBe(false);
+  });
+
+  it('refreshes with the cookie: no token in the body, credentials included, none kept or handed out', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    const c = tab(service, page);
+    const created = await c.createGuest();
+    expect(created.refresh_token).toBeUndefined();
+    expect(created.user_id).toBe('usr_1');
+    const set = await c.refresh();
+    expect(set.refresh_token).toBeUndefined();
+    expect(service.tokenCalls()).toEqual([
+      {
+        path: 'token',
+        body: { grant_type: 'refresh_token', client_id: 'cli_game' },
+        credentials: 'include',
+        cookie: 'rt_1',
+      },
+    ]);
+    expect(page.getItem(MARKER)).toBe('ses_1');
+    noRefreshTokenIn(page);
+  });
+
+  it('drops what an earlier release kept in page storage', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    page.setItem('svc-auth:acme:cli_game:refresh_token', 'rt_old');
+    page.setItem('svc-auth:acme:cli_game:session', '{"v":1,"refresh_token":"rt_old"}');
+    await tab(service, page).createGuest();
+    expect([...page.values.keys()]).toEqual([MARKER]);
+  });
+
+  it('moves a refresh token an earlier release kept in localStorage into the cookie, once', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    page.setItem('svc-auth:acme:cli_game:refresh_token', 'rt_legacy');
+    const c = tab(service, page);
+    const set = await c.refresh();
+    expect(set.refresh_token).toBeUndefined();
+    expect(service.tokenCalls().map((call) => call.body.refresh_token)).toEqual(['rt_legacy']);
+    expect([...page.values.keys()]).toEqual([MARKER]);
+    await c.refresh();
+    expect(service.tokenCalls().at(-1)?.body.refresh_token).toBeUndefined();
+    noRefreshTokenIn(page);
+  });
+
+  it('asks nothing of the service when no tab has a session (a page loaded fresh)', async () => {
+    const service = new CookieService();
+    const c = tab(service, new FakeWebStorage());
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+    expect(service.calls).toEqual([]);
+  });
+
+  it('lets two tabs refresh at once in turn: each presents the cookie as the other left it', async () => {
+    // The origin's Web Lock, for tabs of one page in a test.
+    const { service, page, one, two } = await twoTabsOnOneGuest({ lock: processLock() });
+    await Promise.all([one.refresh(), two.refresh(), one.refresh()]);
+    const presented = service.tokenCalls().map((c) => c.cookie);
+    expect(presented).toEqual(['rt_1', 'rt_2', 'rt_3']);
+    expect([one.userId, two.userId]).toEqual(['usr_1', 'usr_1']);
+    noRefreshTokenIn(page);
+  });
+
+  it('keeps a fresh access token while only the session’s token rotated in another tab', async () => {
+    const { service, one, two } = await twoTabsOnOneGuest();
+    await one.refresh();
+    const before = service.calls.length;
+    expect(await two.getAccessToken()).toBe(two.accessToken);
+    expect(service.calls.length).toBe(before);
+  });
+
+  it('follows a session another tab replaced (an upgrade, a sign-in): refreshes and reports it adopted', async () => {
+    const { service, one, two } = await twoTabsOnOneGuest();
+    const seen: string[] = [];
+    two.on('session', (change) => seen.push(`${change.reason}:${change.sessionId}`));
+    service.session = 'ses_2';
+    await one.createGuest(); // another tab moved the origin to a new session
+    await two.getAccessToken();
+    expect(seen).toEqual(['adopted:ses_2']);
+    expect(two.sessionId).toBe('ses_2');
+  });
+
+  it('ends the session on invalid_grant, and when the browser kept no cookie (invalid_request)', async () => {
+    for (const refusal of ['invalid_grant', 'invalid_request'] as const) {
+      const service = new CookieService();
+      const page = new FakeWebStorage();
+      const c = tab(service, page);
+      await c.createGuest();
+      const ended: string[] = [];
+      c.on('session', (change) => ended.push(change.reason));
+      if (refusal === 'invalid_grant') service.refuse = 'invalid_grant';
+      else service.cookie = null;
+      const err = (await c.refresh().catch((e: unknown) => e)) as GuestApiError;
+      expect(err.code).toBe(refusal);
+      expect(ended).toEqual(['ended']);
+      expect(page.getItem(MARKER)).toBeNull();
+      expect(c.userId).toBeNull();
+    }
+  });
+
+  it('sees another tab’s sign-out: the shared session id is gone', async () => {
+    const { service, one, two } = await twoTabsOnOneGuest();
+    await one.revoke();
+    expect(service.calls.at(-1)).toMatchObject({ path: 'revoke', body: { client_id: 'cli_game' } });
+    const ended: string[] = [];
+    two.on('session', (change) => ended.push(change.reason));
+    await expect(two.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+    expect(ended).toEqual(['ended']);
+  });
+});
