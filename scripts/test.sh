@@ -30,3 +30,7 @@ trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 # The Chromium suites exercise the browser, not Redis: they run once, above.
 TEST_REDIS_CLUSTER_NODES=$nodes npx jest --config test/jest.e2e.config.js --testPathIgnorePatterns '/(browser|two-tabs)\.e2e-spec\.ts$' -- test/e2e/management-auth test/e2e/management/ test/e2e/console-bff test/e2e/guest test/e2e/hostile-input test/e2e/flow-integrity test/e2e/flood \
   test/e2e/operations/user-admin.e2e-spec.ts test/e2e/operations/key-rotation.e2e-spec.ts
+
+# Last: the image and the compose stack, built and run by a Docker daemon of its own.
+echo "== container (image and compose stack)" >&2
+npm run --silent test:container
