@@ -5,6 +5,12 @@
 import { GuestApiError, GuestClient } from '/sdk/index.js';
 
 const $ = (id) => document.getElementById(id);
+// Back from the chat platform at the client's redirect URI: the proof (or error) is in the query.
+// It is useless without this browser's flow cookie, and is taken off the address before anything
+// else runs, so it stays out of the history and of what other scripts later read.
+const returned = new URLSearchParams(location.search);
+const chatReturn = returned.has('proof_id') || returned.has('error') ? location.href : null;
+if (chatReturn) history.replaceState(null, '', location.pathname);
 const config = await (await fetch('/config.json')).json();
 
 // One browser flow per tab, kept across the chat platform's redirect and across reloads.
@@ -99,12 +105,9 @@ async function upgradeWith(proofId) {
 }
 
 async function start() {
-  const here = new URL(location.href);
-  if (here.searchParams.has('proof_id') || here.searchParams.has('error')) {
-    // Back from the chat platform at the client's redirect URI.
-    history.replaceState(null, '', here.pathname);
+  if (chatReturn) {
     if (!(await refreshOrNull())) return say('The session ended; start again.');
-    await upgradeWith(GuestClient.chatRedirectResult(here.toString()).proof_id);
+    await upgradeWith(GuestClient.chatRedirectResult(chatReturn).proof_id);
     return;
   }
   say(await resume());

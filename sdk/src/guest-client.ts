@@ -201,7 +201,9 @@ export class GuestClient {
 
   /**
    * Reads the chat-platform callback's redirect to the game's registered URI: the provider proof,
-   * or a GuestApiError (status 0) with `access_denied` when the player declined.
+   * or a GuestApiError (status 0) with `access_denied` when the player declined. Both arrive as
+   * query parameters (`?proof_id=…&expires_in=…` or `?error=…`). The proof is bound to the flow's
+   * HttpOnly cookie; a page should still take it off its address at once (`history.replaceState`).
    */
   static chatRedirectResult(redirectedTo: string): Proof {
     const q = new URL(redirectedTo).searchParams;

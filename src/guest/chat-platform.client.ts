@@ -27,7 +27,8 @@ export class ChatPlatformClient {
     url.searchParams.set('redirect_uri', app.redirectUri);
     url.searchParams.set('scope', 'identify email');
     url.searchParams.set('state', state);
-    url.searchParams.set('prompt', 'none');
+    // No `prompt=none` (issue 22, finding 2): the platform asks the player every time, so a link
+    // someone else sent cannot carry a player who authorized the game before through unseen.
     return url.toString();
   }
 

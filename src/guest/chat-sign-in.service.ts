@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
@@ -8,25 +9,52 @@ import { safeEqual, sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { isString, objectDecoder, optional } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
-import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
+import {
+  BrowserFlows,
+  flowCookieName,
+  type BoundFlow,
+  type GuestRequestContext,
+  type WithFlowCookie,
+} from './browser-flows';
 import { ChatPlatformClient } from './chat-platform.client';
 import { FlowRecordsStore } from './flow-records.store';
 import { TenantClients } from './tenant-clients';
 
+/** A state, a bounce handle and a bounce cookie all live ten minutes: one consent on the platform. */
 const STATE_TTL_SECONDS = 600;
 
-interface ChatState {
+/**
+ * The first-party cookie the bounce sets (issue 22, finding 2). Named per bounce, so two flows
+ * under way in one browser (two tabs) do not overwrite each other's binding.
+ */
+export const chatBindingCookieName = (bindingId: string): string => `__Host-svc_chat_${bindingId}`;
+
+/** Where a flow started by a page is, between `POST chat/start` and the bounce. */
+interface ChatHandle {
   readonly tenantId: string;
   readonly clientId: string;
   readonly flowId: string;
   readonly cookieHash: string;
+}
+
+const decodeChatHandle = objectDecoder<ChatHandle>({
+  tenantId: isString,
+  clientId: isString,
+  flowId: isString,
+  cookieHash: isString,
+});
+
+interface ChatState extends ChatHandle {
   /**
-   * Set when a page started the flow by `POST chat/start` with its flow cookie (contract section
-   * 11): the state alone binds the flow, because a cross-site page's cookie lives in that page's
-   * partition and never reaches the callback's top-level navigation. The proof the callback
-   * issues stays bound to the flow cookie, so only that page can use it.
+   * Set when a page started the flow by `POST chat/start` and a browser followed its
+   * `authorize_url` through the bounce (contract section 11, issue 22 finding 2): the callback
+   * requires the bounce's first-party cookie, since a cross-site page's flow cookie lives in that
+   * page's partition and never reaches the callback's top-level navigation. Without it the
+   * callback requires the flow cookie itself (`GET chat/start`, a top-level navigation). The proof
+   * the callback issues stays bound to the flow cookie either way.
    */
-  readonly boundByState?: true;
+  readonly bindingId?: string;
+  readonly bindingHash?: string;
 }
 
 const decodeChatState = objectDecoder<ChatState>({
@@ -34,10 +62,19 @@ const decodeChatState = objectDecoder<ChatState>({
   clientId: isString,
   flowId: isString,
   cookieHash: isString,
-  boundByState: optional((v): v is true => v === true),
+  bindingId: optional(isString),
+  bindingHash: optional(isString),
 });
 
 const stateKey = (state: string): string => `gcs:{${sha256(state)}}`;
+const handleKey = (handle: string): string => `gch:{${sha256(handle)}}`;
+
+/** What the callback's answer must do besides redirecting. */
+export interface ChatCallbackResult {
+  readonly location: string;
+  /** The bounce cookie the state named: spent now, whatever the outcome. */
+  readonly spentCookie?: string;
+}
 
 /**
  * The chat-platform flow (contract section 6): `start` sends the browser to the platform with a
@@ -65,21 +102,57 @@ export class ChatSignInService {
     const app = await this.apps.find(ctx.tenantId);
     if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
     return this.flows.within(ctx, async (flow) => ({
-      location: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow, false),
+      location: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow),
     }));
   }
 
   /**
    * `POST chat/start` (contract section 11): for a page that opens the platform in a popup or a
-   * redirect. The flow must already be under way and its cookie presented.
+   * redirect. The flow must already be under way and its cookie presented. The `authorize_url` is
+   * the auth host's one-time bounce, not the platform: issue 22, finding 2 — whichever browser
+   * follows it is the one the callback will accept, and a link an attacker obtained and followed
+   * once is spent.
    */
   async startForPage(ctx: GuestRequestContext): Promise<{ authorize_url: string }> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const app = await this.apps.find(ctx.tenantId);
-    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    if (!(await this.apps.find(ctx.tenantId)))
+      throw new AppError('not_found', 'This tenant has no chat platform configured.');
     const flow = await this.flows.requireKnown(ctx);
+    const handle = newSecret();
+    await this.store.put(
+      handleKey(handle),
+      {
+        tenantId: ctx.tenantId,
+        clientId: client.id,
+        flowId: flow.flowId,
+        cookieHash: flow.cookieHash,
+      } satisfies ChatHandle,
+      STATE_TTL_SECONDS,
+    );
+    const url = new URL(`${this.config.authOrigin}/t/${encodeURIComponent(ctx.tenantId)}/chat/go`);
+    url.searchParams.set('handle', handle);
+    return { authorize_url: url.toString() };
+  }
+
+  /**
+   * `GET chat/go`: the top-level navigation that follows a page's `authorize_url`. It spends the
+   * handle and binds the state to this browser by a first-party HttpOnly cookie of the auth host
+   * (issue 22, finding 2), then sends the browser to the platform.
+   */
+  async bounce(
+    tenantId: string,
+    handle: string,
+  ): Promise<{ location: string; bindingCookie: { name: string; value: string; maxAgeSeconds: number } }> {
+    const pending = await this.store.consume(handleKey(handle), decodeChatHandle);
+    if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used link.');
+    const app = await this.apps.find(tenantId);
+    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    const bindingId = randomBytes(12).toString('base64url');
+    const binding = newSecret();
+    const location = await this.authorizeUrl(app, pending, pending, { bindingId, bindingHash: sha256(binding) });
     return {
-      authorize_url: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow, true),
+      location,
+      bindingCookie: { name: chatBindingCookieName(bindingId), value: binding, maxAgeSeconds: STATE_TTL_SECONDS },
     };
   }
 
@@ -87,16 +160,17 @@ export class ChatSignInService {
     app: ChatPlatformApp,
     owner: { tenantId: string; clientId: string },
     flow: BoundFlow,
-    boundByState: boolean,
+    binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
     const state = newSecret();
     await this.store.put(
       stateKey(state),
       {
-        ...owner,
+        tenantId: owner.tenantId,
+        clientId: owner.clientId,
         flowId: flow.flowId,
         cookieHash: flow.cookieHash,
-        ...(boundByState ? { boundByState: true as const } : {}),
+        ...binding,
       } satisfies ChatState,
       STATE_TTL_SECONDS,
     );
@@ -104,19 +178,22 @@ export class ChatSignInService {
   }
 
   /**
-   * `readCookie` gives the flow cookie once the state has named the flow. The state is consumed
-   * first, so whatever follows, it cannot be used twice. Once the state has named the client, every
-   * outcome goes back to the client's registered redirect URI, a failure as `error`, so the player
-   * returns to the game instead of being stranded on an error page; only a state that names no
-   * flow of this tenant answers here.
+   * `readCookie` reads one cookie by name once the state has named the flow (and the bounce). The
+   * state is consumed first, so whatever follows, it cannot be used twice. Once the state has named
+   * the client, every outcome goes back to the client's registered redirect URI, a failure as
+   * `error`, so the player returns to the game instead of being stranded on an error page; only a
+   * state that names no flow of this tenant answers here. Proof or error travel as query
+   * parameters (contract section 6); the proof is bound to the flow's HttpOnly cookie, so a script
+   * of the page that reads it from the address cannot use it without that cookie.
    */
   async callback(
     tenantId: string,
     reply: { code?: string | undefined; state: string; error?: string | undefined },
-    readCookie: (flowId: string) => string | undefined,
-  ): Promise<{ location: string }> {
+    readCookie: (name: string) => string | undefined,
+  ): Promise<ChatCallbackResult> {
     const pending = await this.store.consume(stateKey(reply.state), decodeChatState);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
+    const spent = pending.bindingId === undefined ? {} : { spentCookie: chatBindingCookieName(pending.bindingId) };
     const client = await this.clients.resolve(tenantId, pending.clientId);
     const redirect = client.redirectUris[0];
     if (!redirect) throw new AppError('invalid_request', 'The client has no redirect URI.');
@@ -128,18 +205,24 @@ export class ChatSignInService {
       );
       return { error };
     });
-    return { location: withQuery(redirect, params) };
+    return { location: withQuery(redirect, params), ...spent };
   }
 
   private async complete(
     pending: ChatState,
     clientId: string,
     reply: { code?: string | undefined; error?: string | undefined },
-    readCookie: (flowId: string) => string | undefined,
+    readCookie: (name: string) => string | undefined,
   ): Promise<Record<string, string>> {
-    const cookie = pending.boundByState ? undefined : readCookie(pending.flowId);
-    if (!pending.boundByState && (!cookie || !safeEqual(sha256(cookie), pending.cookieHash)))
-      throw new AppError('forbidden', 'The browser flow cookie is missing or does not match.');
+    // Only the browser that started the flow (its flow cookie) or that followed the page's link
+    // (the bounce's cookie) may finish it: a state carried to another browser proves nothing.
+    const [name, hash] =
+      pending.bindingId !== undefined && pending.bindingHash !== undefined
+        ? [chatBindingCookieName(pending.bindingId), pending.bindingHash]
+        : [flowCookieName(pending.flowId), pending.cookieHash];
+    const cookie = readCookie(name);
+    if (!cookie || !safeEqual(sha256(cookie), hash))
+      throw new AppError('forbidden', 'The browser that finishes the flow is not the one that started it.');
     // The player declined (or the platform refused) on the platform's page. Only two fixed codes
     // go back: the platform's own text is never reflected to the client.
     if (reply.code === undefined || reply.error !== undefined)

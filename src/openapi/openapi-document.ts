@@ -320,13 +320,31 @@ function guestPaths(
         },
       ),
       post: op(
-        'Get the chat platform’s authorize URL, for a page that opens it in a popup or a redirect (needs the flow cookie of a flow under way)',
+        'Get the URL that sends the browser to the chat platform, for a page that opens it in a popup or a redirect (needs the flow cookie of a flow under way)',
         none,
         {
-          200: ok('the URL to open; its state binds the flow server-side', obj({ authorize_url: str() })),
+          200: ok(
+            'the URL to open: a one-time bounce on the auth host (GET chat/go) that binds the flow to the browser following it',
+            obj({ authorize_url: str() }),
+          ),
           ...pick(400, 403, 404, 413, 503),
         },
         { ...p, requestBody: body(obj(FLOW)) },
+      ),
+    },
+    '/t/{tenantId}/chat/go': {
+      get: op(
+        'Follow a page’s authorize URL: bind the flow to this browser, then go to the chat platform',
+        none,
+        {
+          302: {
+            description:
+              'to the platform’s authorize URL with state; sets a first-party HttpOnly cookie (`__Host-svc_chat_…`, SameSite=Lax, ten minutes) that the callback requires',
+          },
+          400: error('invalid_request: an unknown, used or malformed handle'),
+          ...pick(404, 429, 503),
+        },
+        { parameters: [tenantParam, param('handle', 'query')] },
       ),
     },
     '/t/{tenantId}/chat/callback': {
@@ -336,7 +354,7 @@ function guestPaths(
         {
           302: {
             description:
-              'to the client’s redirect URI with proof_id and expires_in, or with error=access_denied|temporarily_unavailable|server_error when the platform reported an error or any step after the state failed',
+              'to the client’s redirect URI with proof_id and expires_in as query parameters (the proof is bound to the flow cookie), or with error=access_denied|temporarily_unavailable|server_error when the platform reported an error, the browser is not the one bound to the state, or any step after the state failed',
           },
           ...pick(400, 404, 503),
         },
@@ -458,6 +476,7 @@ const OPERATIONS: Record<string, readonly [operationId: string, tag: string]> = 
   'post /t/{tenantId}/email/verify': ['verifyEmailCode', 'guest-proofs'],
   'get /t/{tenantId}/chat/start': ['redirectToChatPlatform', 'guest-proofs'],
   'post /t/{tenantId}/chat/start': ['getChatPlatformAuthorizeUrl', 'guest-proofs'],
+  'get /t/{tenantId}/chat/go': ['followChatAuthorizeUrl', 'guest-proofs'],
   'get /t/{tenantId}/chat/callback': ['chatPlatformCallback', 'guest-proofs'],
   'post /t/{tenantId}/sign-in': ['signInWithProof', 'guest-proofs'],
   'post /t/{tenantId}/token': ['refreshCustomerToken', 'customer-tokens'],

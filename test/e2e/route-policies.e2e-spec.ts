@@ -35,6 +35,7 @@ const EXPECTED = [
   'GET /t/:tenantId/.well-known/jwks.json -> public, cache: public, max-age=300',
   'GET /t/:tenantId/.well-known/openid-configuration -> public, cache: public, max-age=300',
   'GET /t/:tenantId/chat/callback -> public, cache: no-store',
+  'GET /t/:tenantId/chat/go -> public, cache: no-store',
   'GET /t/:tenantId/chat/start -> public, cache: no-store',
   'GET /t/:tenantId/me -> bearer:guest, cache: no-store',
   'DELETE /t/:tenantId/me -> bearer:guest, cache: no-store',

@@ -23,12 +23,16 @@ export interface ChatApplication {
 export type ChatPlatformMode = 'normal' | 'hang' | 'error500';
 
 const MAX_BODY = 64 * 1024;
+const SESSION_COOKIE = 'fake_chat_session';
 
 /**
  * A Discord-compatible OAuth 2.0 provider over real HTTP for tests (contract section 1):
  * `POST {apiBase}/oauth2/token` (authorization_code grant) and `GET {apiBase}/users/@me`.
- * Tests skip the browser: `registerUser` hands out the code the platform would have put on the
- * redirect, and the test calls the service's callback with it.
+ * Tests that skip the browser use `registerUser`, which hands out the code the platform would have
+ * put on the redirect, and call the service's callback with it. In a browser, `browserSession`
+ * signs a player in to the platform (a cookie of the platform's origin); its authorize page then
+ * offers an `#approve` link that redirects to the callback with a code, and with `prompt=none` a
+ * player who authorized the application before is sent back at once, as Discord does.
  */
 export class FakeChatPlatform {
   readonly apiBase: string;
@@ -43,6 +47,10 @@ export class FakeChatPlatform {
   private readonly codes = new Map<string, ChatUser>();
   private readonly tokens = new Map<string, ChatUser>();
   private readonly sockets = new Set<Socket>();
+  /** Platform sign-in cookies of browsers, and the users that authorized the application. */
+  private readonly sessions = new Map<string, ChatUser>();
+  private readonly authorized = new Set<string>();
+  private readonly consents = new Map<string, { user: ChatUser; redirectUri: string; state: string }>();
 
   private constructor(
     private readonly server: Server,
@@ -89,6 +97,17 @@ export class FakeChatPlatform {
     return code;
   }
 
+  /**
+   * A cookie that signs a browser in to the platform as `user` (add it to a browser context);
+   * `authorized` says the player authorized the application before.
+   */
+  browserSession(user: ChatUser, opts: { authorized?: boolean } = {}): { name: string; value: string; url: string } {
+    const value = randomBytes(16).toString('base64url');
+    this.sessions.set(value, { ...user });
+    if (opts.authorized) this.authorized.add(user.id);
+    return { name: SESSION_COOKIE, value, url: new URL(this.authorizeUrl).origin };
+  }
+
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
@@ -101,9 +120,9 @@ export class FakeChatPlatform {
     switch (route) {
       case 'GET /oauth2/authorize':
         this.lastAuthorizeQuery = url.searchParams;
-        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        res.end('<!doctype html><title>Authorize</title><p>Fake chat platform: authorize this application?</p>');
-        return;
+        return this.authorizePage(req, res, url.searchParams);
+      case 'GET /oauth2/authorize/approve':
+        return this.approve(res, url.searchParams.get('ticket') ?? '');
       case 'POST /api/v10/oauth2/token':
         this.tokenRequests++;
         if (this.faulted(res)) return;
@@ -115,6 +134,51 @@ export class FakeChatPlatform {
       default:
         json(res, 404, { message: '404: Not Found', code: 0 });
     }
+  }
+
+  /**
+   * The consent page. A signed-in player gets an `#approve` link; with `prompt=none` a player who
+   * authorized the application before goes straight back with a code, one who did not with
+   * `error=consent_required`.
+   */
+  private authorizePage(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): void {
+    const redirectUri = q.get('redirect_uri') ?? '';
+    const state = q.get('state') ?? '';
+    if (!this.application || redirectUri !== this.application.redirectUri) {
+      res.writeHead(400, { 'Content-Type': 'text/plain' });
+      res.end('invalid redirect_uri');
+      return;
+    }
+    const session = /(?:^|;\s*)fake_chat_session=([A-Za-z0-9_-]+)/.exec(req.headers.cookie ?? '')?.[1];
+    const user = session ? this.sessions.get(session) : undefined;
+    if (q.get('prompt') === 'none') {
+      const back = new URL(redirectUri);
+      if (user && this.authorized.has(user.id)) back.searchParams.set('code', this.registerUser(user));
+      else back.searchParams.set('error', 'consent_required');
+      back.searchParams.set('state', state);
+      res.writeHead(302, { Location: back.toString() });
+      res.end();
+      return;
+    }
+    const ticket = randomBytes(16).toString('base64url');
+    if (user) this.consents.set(ticket, { user, redirectUri, state });
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(
+      '<!doctype html><title>Authorize</title><p>Fake chat platform: authorize this application?</p>' +
+        (user ? `<a id="approve" href="/oauth2/authorize/approve?ticket=${ticket}">Authorize</a>` : ''),
+    );
+  }
+
+  private approve(res: ServerResponse, ticket: string): void {
+    const consent = this.consents.get(ticket);
+    this.consents.delete(ticket);
+    if (!consent) return json(res, 400, { message: 'unknown consent', code: 0 });
+    this.authorized.add(consent.user.id);
+    const back = new URL(consent.redirectUri);
+    back.searchParams.set('code', this.registerUser(consent.user));
+    back.searchParams.set('state', consent.state);
+    res.writeHead(302, { Location: back.toString() });
+    res.end();
   }
 
   /** Applies the fault mode; true when the request must get no normal answer. */

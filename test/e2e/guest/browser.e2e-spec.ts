@@ -80,18 +80,102 @@ describe('a game on another site, in Chromium: guest, upgrade, sign-in, refresh'
 
   it('attaches a chat-platform account through the platform’s redirect, keeping the user id', async () => {
     const guestId = await playAsGuest();
+    // The player is signed in at the platform; the game's link goes through the auth host's
+    // bounce, which binds the flow to this browser (issue 22, finding 2), to the consent page.
+    await context.addCookies([w.chat.browserSession({ id: '9001', username: 'star_player', global_name: null })]);
     await page.locator('#chat').click();
     await page.waitForURL((url) => url.toString().startsWith(w.chat.authorizeUrl));
-    const state = new URL(page.url()).searchParams.get('state') as string;
-    // The fake platform's consent: the code it would put on its redirect to the callback.
-    const code = w.chat.registerUser({ id: '9001', username: 'star_player', global_name: null });
-    await page.goto(`${w.t.authOrigin}/t/acme/chat/callback?code=${code}&state=${encodeURIComponent(state)}`);
+    expect(new URL(page.url()).searchParams.has('prompt')).toBe(false);
+    const binding = (await context.cookies(w.t.authOrigin)).find((c) => c.name.startsWith('__Host-svc_chat_'));
+    // First-party on the auth host (no partition), so the platform's redirect carries it back.
+    expect(binding).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+    expect(binding?.partitionKey).toBeUndefined();
+    await page.locator('#approve').click();
     await status().filter({ hasText: 'Saved: chat account is attached to' }).waitFor();
     expect(await userId()).toBe(guestId);
+    // The proof came in the query (contract section 6) and the game took it off the address.
     expect(new URL(page.url()).search).toBe('');
+    expect((await context.cookies(w.t.authOrigin)).filter((c) => c.name.startsWith('__Host-svc_chat_'))).toEqual([]);
     await shot('03-upgraded-by-chat');
     const identity = await w.t.pg.query(`SELECT user_id FROM identities WHERE provider_subject = '9001'`);
     expect(identity.rows).toEqual([{ user_id: guestId }]);
+    expect(problems).toEqual([]);
+  });
+
+  it('a victim who follows an attacker’s chat link never proves its account into the attacker’s flow (issue 22, finding 2)', async () => {
+    // The victim plays the game, is signed in at the chat platform and authorized the game before.
+    const victimId = await playAsGuest();
+    const victimChat = { id: '9002', username: 'victim', global_name: null, email: 'victim@example.com' };
+    await context.addCookies([w.chat.browserSession(victimChat, { authorized: true })]);
+    const owned = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE provider_subject = '9002'`);
+    expect(owned.rows[0].n).toBe(0);
+
+    // The attacker, in a browser of its own, plays the game and takes the chat link its page gets.
+    let attackerId = '';
+    const attackerContext = await world.browser.newContext();
+    try {
+      const attackerPage = await attackerContext.newPage();
+      await attackerPage.goto(`${game.origin}/`);
+      await attackerPage
+        .locator('#status')
+        .filter({ hasText: /Playing as guest usr_/ })
+        .waitFor();
+      // It stops at the link its game's chat button opens, and keeps it instead of following it.
+      const taken = new Promise<string>((resolve) => {
+        void attackerContext.route(`${w.t.authOrigin}/t/acme/chat/go?**`, async (route) => {
+          resolve(route.request().url());
+          await route.abort();
+        });
+      });
+      await attackerPage.locator('#chat').click();
+      const authorizeUrl = await taken;
+      await attackerContext.unrouteAll();
+      expect(new URL(authorizeUrl).pathname).toBe('/t/acme/chat/go');
+      const attackerSaw: string[] = [];
+      attackerPage.on('framenavigated', (f) => attackerSaw.push(f.url()));
+
+      // The victim opens the attacker's link. No silent pass-through: the platform asks.
+      await page.goto(authorizeUrl);
+      await page.waitForURL((url) => url.toString().startsWith(w.chat.authorizeUrl));
+      expect(new URL(page.url()).searchParams.has('prompt')).toBe(false);
+      await page.locator('#approve').waitFor();
+      expect(page.url().startsWith(game.origin)).toBe(false);
+      // Tricked into approving anyway, the victim is returned to the game in the victim's own
+      // browser; the proof there is bound to the attacker's flow cookie and useless to the victim.
+      await page.locator('#approve').click();
+      await page.waitForURL((url) => url.toString().startsWith(game.origin));
+      await status()
+        .filter({ hasText: /invalid_proof|forbidden|Saved/ })
+        .waitFor();
+      expect(await status().textContent()).not.toMatch(/Saved/);
+      expect(await userId()).toBe(victimId);
+
+      // What the attacker has: its link (spent) and its page. Following the link again goes
+      // nowhere; nothing came back to its page; its flow holds no proof it can name.
+      const again = await attackerPage.goto(authorizeUrl);
+      expect(again?.status()).toBe(400);
+      expect(attackerSaw.join(' ')).not.toMatch(/proof_id/);
+      expect(attackerSaw.join(' ')).not.toMatch(/[?&#]code=/);
+      await attackerPage.goto(`${game.origin}/`);
+      await attackerPage
+        .locator('#status')
+        .filter({ hasText: /Welcome back|Playing as guest/ })
+        .waitFor();
+      attackerId = (await attackerPage.locator('#user-id').textContent()) as string;
+      expect(attackerId).not.toBe(victimId);
+      expect(await attackerPage.locator('#account-kind').textContent()).toBe('guest');
+    } finally {
+      await attackerContext.close();
+    }
+    // The victim's chat account belongs to no account the attacker holds: at most a provisional
+    // user of its own, which only a proof the attacker never saw could attach.
+    const rows = await w.t.pg.query(
+      `SELECT u.id, u.kind FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider_subject = '9002'`,
+    );
+    for (const row of rows.rows as { id: string; kind: string }[]) {
+      expect(row.kind).toBe('provisional');
+      expect([attackerId, victimId]).not.toContain(row.id);
+    }
     expect(problems).toEqual([]);
   });
 

@@ -27,6 +27,8 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     expect(`${to.origin}${to.pathname}`).toBe(w.chat.authorizeUrl);
     expect(to.searchParams.get('client_id')).toBe('chat-app-1');
     expect(to.searchParams.get('redirect_uri')).toBe(`${w.t.authOrigin}/t/acme/chat/callback`);
+    // The platform asks the player every time (issue 22, finding 2).
+    expect(to.searchParams.has('prompt')).toBe(false);
     const state = to.searchParams.get('state') as string;
     const code = w.chat.registerUser({ global_name: null, ...user });
     return w.t

@@ -219,7 +219,7 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
   });
 
   describe('POST chat/start for pages (contract section 11)', () => {
-    it('answers {authorize_url} for a flow under way, and the callback needs no cookie: the state binds the flow', async () => {
+    it('answers {authorize_url} for a flow under way: a bounce that binds the browser following it, since the page’s cookie stays in its partition', async () => {
       const id = flowId();
       const guest = await post('/t/acme/guest', { client_id: 'cli_game', browser_flow_id: id }, GAME_WEB_ORIGIN).expect(
         201,
@@ -233,16 +233,28 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       )
         .set('Authorization', `Bearer ${guest.body.access_token}`)
         .expect(200);
-      expect(res.body).toEqual({ authorize_url: expect.stringContaining(w.chat.authorizeUrl) });
+      expect(res.body).toEqual({ authorize_url: expect.stringContaining(`${w.t.authOrigin}/t/acme/chat/go?handle=`) });
       expect(res.headers['access-control-allow-origin']).toBe(GAME_WEB_ORIGIN);
       expect(res.headers['cache-control']).toBe('no-store');
-      const state = new URL(res.body.authorize_url as string).searchParams.get('state') as string;
+      // Following the link is a top-level navigation to the auth site, where the page's partitioned
+      // cookie is not sent: the bounce sets a first-party cookie of its own (issue 22, finding 2).
+      const link = new URL(res.body.authorize_url as string);
+      const bounce = await w.t
+        .auth()
+        .get(link.pathname + link.search)
+        .expect(302);
+      const binding = cookiePair(([] as string[]).concat(bounce.headers['set-cookie'] ?? [])[0] as string);
+      const state = new URL(bounce.headers.location as string).searchParams.get('state') as string;
       const code = w.chat.registerUser({ id: '7001', username: 'corsy', email: 'corsy@example.com' });
-      // The platform's redirect is a top-level navigation to the auth site: no partitioned cookie.
-      const back = await w.t.auth().get(`/t/acme/chat/callback?code=${code}&state=${state}`).expect(302);
+      const back = await w.t
+        .auth()
+        .get(`/t/acme/chat/callback?code=${code}&state=${state}`)
+        .set('Cookie', binding)
+        .expect(302);
       const proof = new URL(back.headers.location as string);
       expect(proof.origin).toBe(GAME_REDIRECT_ORIGIN);
       const proofId = proof.searchParams.get('proof_id') as string;
+      expect(proofId).toMatch(/^prf_/);
       // The proof stays bound to the page's flow cookie: without it, nothing.
       await post('/t/acme/guest/upgrade', { client_id: 'cli_game', browser_flow_id: id, proof_id: proofId })
         .set('Authorization', `Bearer ${guest.body.access_token}`)
