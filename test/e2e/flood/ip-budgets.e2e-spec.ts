@@ -93,7 +93,10 @@ const ENDPOINTS: readonly Endpoint[] = [
     label: 'POST /t/{t}/guest',
     name: 'guest-create',
     allowed: 201,
-    maxBytesPerRequest: 1200,
+    // A flow, an upgrade proof, the session (with the digest of its secret, contract 13) and the
+    // user's session index, with the network's budget keys: under 1,200 bytes on one server, 1,208
+    // measured on a Redis Cluster, which keeps 16 bytes more per key.
+    maxBytesPerRequest: 1300,
     send: (t) => t.auth().post('/t/acme/guest').send(guestBody()),
   },
   {
