@@ -6,10 +6,16 @@ import { QueryFailedError } from 'typeorm';
  * long, a dataset still loading, a failed snapshot that stops writes, too few replicas, and a
  * transaction aborted by one of them (EXECABORT). Inside a script they come wrapped in its error.
  * A password changed or missing on the server (NOAUTH, WRONGPASS) and a server at its maxclients
- * are deployment states too, cured without touching the request.
+ * are deployment states too, cured without touching the request; so is an ACL that no longer lets
+ * the service run a command or touch a key (NOPERM; inside a script Redis 7.0 words it "The user
+ * executing the script can't ..."), issue 22 point 6.
+ *
+ * Not CONFIG: a managed Redis or an ACL denies it to the service on purpose, and its one reader
+ * (redis-eviction-policy.ts) takes that refusal as "policy unverified" and starts (docs/security.md,
+ * "What an operator must configure"), which it could not if the refusal counted as an outage.
  */
 const REDIS_REFUSALS =
-  /OOM command not allowed|\bBUSY\b|\bMISCONF\b|\bNOREPLICAS\b|\bMASTERDOWN\b|\bEXECABORT\b|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN|\bNOAUTH\b|\bWRONGPASS\b|max number of clients reached/;
+  /OOM command not allowed|\bBUSY\b|\bMISCONF\b|\bNOREPLICAS\b|\bMASTERDOWN\b|\bEXECABORT\b|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN|\bNOAUTH\b|\bWRONGPASS\b|max number of clients reached|\bNOPERM\b(?!.*'config[|'])|The user executing the script can't (run this command|access at least one of the)/;
 
 /**
  * PostgreSQL SQLSTATEs that mean "not now" rather than "wrong": serialization failure (40001),
