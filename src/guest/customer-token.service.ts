@@ -5,7 +5,8 @@ import { SessionRecordsRepository } from '../directory/session-records.repositor
 import { AppError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
-import { SessionStore } from '../platform/session-store/session-store';
+import { RefreshTokens } from '../platform/session-store/refresh-tokens';
+import { SessionStore, type SessionView } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
 import { CustomerTokens } from './customer-tokens';
 import { GuestAccountsRepository } from './guest-accounts.repository';
@@ -26,6 +27,7 @@ export class CustomerTokenService {
     private readonly metrics: MetricsService,
     private readonly accounts: GuestAccountsRepository,
     private readonly audit: AuditTrail,
+    private readonly refreshTokens: RefreshTokens,
   ) {}
 
   /**
@@ -86,6 +88,13 @@ export class CustomerTokenService {
   /**
    * RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be
    * stored. Without a token in the body, the client's refresh cookie is revoked (finding 7).
+   *
+   * The `session.revoked` row (contract 12) goes before the revocation (issue 22, point 6), as on
+   * the control plane (session-revocation.service.ts): a Redis revocation cannot share a PostgreSQL
+   * transaction, so the row records the intent, and a revocation that then fails leaves the row and
+   * a 503, the safe side. Only a token this service issued, of a live session of this tenant and
+   * client, gets a row, so unknown or forged tokens (a session id is in every access token) still
+   * answer 200 and write nothing.
    */
   async revoke(tenantId: string, body: { token?: string; client_id?: string }, cookieToken?: string): Promise<void> {
     const token = body.token || cookieToken;
@@ -94,15 +103,30 @@ export class CustomerTokenService {
     const client = await this.clients.resolve(tenantId, body.client_id);
     const claims = await this.tokens.verifyAccess(token, tenantId);
     if (claims) {
-      if (claims.clientId === client.id && (await this.sessions.revoke(claims.sid)))
-        await this.revoked(tenantId, claims.sub, claims.sid, client.id);
+      if (claims.clientId !== client.id || !(await this.liveSession(tenantId, client.id, claims.sid))) return;
+      await this.recordRevocation(tenantId, claims.sub, claims.sid, client.id);
+      await this.sessions.revoke(claims.sid);
       return;
     }
-    const sid = await this.sessions.revokeByRefreshToken(token, { tenantId, clientId: client.id });
-    if (sid) await this.revoked(tenantId, sid.userId, sid.sessionId, client.id);
+    // The MAC is checked here, before any row: the store checks it again, with the session's secret.
+    const parsed = this.refreshTokens.parse(token);
+    if (!parsed || parsed.format === 'digest') return;
+    const session = await this.liveSession(tenantId, client.id, parsed.sessionId);
+    if (!session) return;
+    await this.recordRevocation(tenantId, session.userId, session.sessionId, client.id);
+    // Null here leaves a row without an effect: a concurrent revocation of the session, or a token of
+    // the format before secrets for a session that has moved to one (refused without revoking,
+    // docs/security.md); either takes a token this service issued.
+    await this.sessions.revokeByRefreshToken(token, { tenantId, clientId: client.id });
   }
 
-  private async revoked(tenantId: string, userId: string, sessionId: string, clientId: string): Promise<void> {
+  /** The live session of this tenant and client, or null: one Redis read, before any row is written. */
+  private async liveSession(tenantId: string, clientId: string, sessionId: string): Promise<SessionView | null> {
+    const session = await this.sessions.get(sessionId);
+    return session && session.tenantId === tenantId && session.clientId === clientId ? session : null;
+  }
+
+  private async recordRevocation(tenantId: string, userId: string, sessionId: string, clientId: string): Promise<void> {
     await this.audit.record({
       type: 'session.revoked',
       tenantId,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { admin } from '../../support/admin-cli';
 import { addMember, createTenant } from '../../support/console-fixtures';
@@ -73,6 +74,65 @@ describe('audit rows before their effects', () => {
       expect(res.status).toBe(503);
     });
     expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'client' }]);
+  });
+
+  describe('POST /t/{t}/revoke (RFC 7009)', () => {
+    const guest = async (): Promise<{
+      user_id: string;
+      session_id: string;
+      access_token: string;
+      refresh_token: string;
+    }> =>
+      (
+        await w.t
+          .auth()
+          .post('/t/acme/guest')
+          .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
+          .expect(201)
+      ).body;
+    const revoke = (token: string) =>
+      w.t.auth().post('/t/acme/revoke').type('form').send({ token, client_id: 'cli_game' });
+    const refresh = (token: string) =>
+      w.t
+        .auth()
+        .post('/t/acme/token')
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });
+
+    it.each(['refresh_token', 'access_token'] as const)(
+      'by %s: a failed revocation answers 503 and leaves its session.revoked row; run again, it revokes',
+      async (kind) => {
+        const player = await guest();
+        const row = { session_id: player.session_id, client_id: 'cli_game', by: 'client' };
+        await withRevocationsRefused(async () => {
+          expect((await revoke(player[kind])).status).toBe(503);
+        });
+        expect(await rows('session.revoked', player.user_id)).toEqual([row]);
+        await refresh(player.refresh_token).expect(200);
+
+        await revoke(player[kind]).expect(200);
+        expect(await rows('session.revoked', player.user_id)).toEqual([row, row]);
+        await refresh(player.refresh_token).expect(400);
+      },
+    );
+
+    it('writes no row for a token that names no live session of this client, and still answers 200', async () => {
+      const player = await guest();
+      const mac = 'A'.repeat(43);
+      const unknown = [
+        // A session id is public (it is in every access token): a token made from it is not genuine.
+        `${player.session_id}.0.${mac}.${mac}`,
+        'not-a-token',
+      ];
+      for (const token of unknown) await revoke(token).expect(200);
+      // A genuine token of a session that is no longer live.
+      await revoke(player.refresh_token).expect(200);
+      await revoke(player.refresh_token).expect(200);
+      await revoke(player.access_token).expect(200);
+      expect(await rows('session.revoked', player.user_id)).toEqual([
+        { session_id: player.session_id, client_id: 'cli_game', by: 'client' },
+      ]);
+    });
   });
 
   it('session revoke: a failed revocation fails the command and leaves both rows', async () => {
