@@ -4,10 +4,18 @@ import { ClientsRepository } from '../directory/clients.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
-import { KnownTenants } from './known-tenants';
+import { KnownTenants, ReloadedOnMiss } from './known-tenants';
 
 /** How long guest creation trusts a client row before reading it again (as for console client rows). */
 const RECENT_CLIENT_TTL_MS = 5_000;
+
+/** A tenant's enabled browser and native client ids, and whether the tenant was active, as last loaded. */
+interface TenantClientIds {
+  readonly tenantActive: boolean;
+  readonly ids: ReadonlySet<string>;
+}
+
+const NO_CLIENTS: TenantClientIds = { tenantActive: false, ids: new Set() };
 
 /** Spec 4.3 rule 1: an enabled browser or native client of an active customer tenant. */
 @Injectable()
@@ -16,6 +24,13 @@ export class TenantClients {
   private readonly recent = new LRUCache<string, ClientEntity>({ max: 1_000, ttl: RECENT_CLIENT_TTL_MS });
   /** Unknown tenant ids are answered without a PostgreSQL read of their own (issue 22, point 6). */
   private readonly known: KnownTenants;
+  /**
+   * Per tenant, its client ids (issue 22, point 6): random client ids of a real tenant, on the
+   * unbudgeted refresh, are refused from memory with at most one reload per tenant every
+   * RELOAD_ON_MISS_MIN_MS. Only tenants that passed `known` get an entry, so the map holds at most
+   * one per tenant that was ever active while this instance ran.
+   */
+  private readonly clientIds = new Map<string, ReloadedOnMiss<TenantClientIds>>();
 
   constructor(
     private readonly tenants: TenantsRepository,
@@ -32,8 +47,13 @@ export class TenantClients {
   /** The client as PostgreSQL has it now: a disabled client or an inactive tenant is refused at once. */
   async resolve(tenantId: string, clientId: string): Promise<ClientEntity> {
     if (!(await this.known.mayBeActive(tenantId))) throw new AppError('tenant_not_found');
-    const { tenantActive, client } = await this.clients.findEnabledOfActiveTenant(tenantId, clientId);
-    if (tenantActive && client && (client.type === 'browser' || client.type === 'native')) {
+    // A listed id may be stale, so its row is still read afresh below; an unlisted one is exact.
+    const listed = await this.clientIdsOf(tenantId).find((c) => c.tenantActive && c.ids.has(clientId));
+    const { tenantActive, client } =
+      listed.tenantActive && listed.ids.has(clientId)
+        ? await this.clients.findEnabledOfActiveTenant(tenantId, clientId)
+        : { tenantActive: listed.tenantActive, client: null };
+    if (tenantActive && client && isPublicClient(client)) {
       this.recent.set(key(tenantId, clientId), client);
       return client;
     }
@@ -53,6 +73,26 @@ export class TenantClients {
     return this.recent.get(key(tenantId, clientId)) ?? this.resolve(tenantId, clientId);
   }
 
+  private clientIdsOf(tenantId: string): ReloadedOnMiss<TenantClientIds> {
+    let ids = this.clientIds.get(tenantId);
+    if (!ids) {
+      ids = new ReloadedOnMiss(() => this.loadClientIds(tenantId), NO_CLIENTS);
+      this.clientIds.set(tenantId, ids);
+    }
+    return ids;
+  }
+
+  private async loadClientIds(tenantId: string): Promise<TenantClientIds> {
+    const [tenant, clients] = await Promise.all([
+      this.tenants.findActiveCustomer(tenantId),
+      this.clients.listOf(tenantId),
+    ]);
+    return {
+      tenantActive: tenant !== null,
+      ids: new Set(clients.filter((c) => c.enabled && isPublicClient(c)).map((c) => c.id)),
+    };
+  }
+
   async requireActiveTenant(tenantId: string): Promise<void> {
     if (!(await this.known.mayBeActive(tenantId)) || !(await this.tenants.findActiveCustomer(tenantId)))
       throw new AppError('tenant_not_found');
@@ -60,3 +100,7 @@ export class TenantClients {
 }
 
 const key = (tenantId: string, clientId: string): string => `${tenantId}\0${clientId}`;
+
+/** Spec 4.3 rule 1: the guest routes serve browser and native clients only. */
+const isPublicClient = (client: Pick<ClientEntity, 'type'>): boolean =>
+  client.type === 'browser' || client.type === 'native';

@@ -1,10 +1,12 @@
 import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { TenantsRepository } from '../../../src/directory/tenants.repository';
+import { RELOAD_ON_MISS_MIN_MS } from '../../../src/guest/known-tenants';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 /**
  * Issue 22, point 6: requests naming unknown tenants (CORS, discovery, the refresh's client
- * look-up) cost no PostgreSQL read of their own, from however many networks they come.
+ * look-up), or unknown clients of a real tenant (the refresh), cost no PostgreSQL read of their
+ * own, from however many networks they come.
  */
 describe('unknown tenants read nothing per request', () => {
   let w: GuestWorld;
@@ -33,6 +35,7 @@ describe('unknown tenants read nothing per request', () => {
     watch(w.t.app.get(TenantsRepository), 'findActiveCustomer');
     watch(w.t.app.get(ClientsRepository), 'browserClientsOfActiveTenant');
     watch(w.t.app.get(ClientsRepository), 'findEnabledOfActiveTenant');
+    watch(w.t.app.get(ClientsRepository), 'listOf');
   });
   afterEach(() => restore.splice(0).forEach((undo) => undo()));
 
@@ -73,6 +76,44 @@ describe('unknown tenants read nothing per request', () => {
     );
     expect(answers.every((r) => r.status >= 400 && r.status < 500)).toBe(true);
     expect(perTenantReads).not.toHaveBeenCalled();
+  });
+
+  const refresh = (tenantId: string, clientId: string) =>
+    w.t
+      .auth()
+      .post(`/t/${tenantId}/token`)
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: 'x.y.z', client_id: clientId });
+
+  it('refreshes naming random client ids of a real tenant are refused from memory, a bounded number of reads in all', async () => {
+    const clientIds = Array.from({ length: 4 * many }, (_, i) => `cli_nope_${i}`);
+    const started = performance.now();
+    const answers = await Promise.all(clientIds.map((c) => refresh('acme', c)));
+    const elapsed = performance.now() - started;
+    expect(answers.map((r) => r.body.error)).toEqual(Array(clientIds.length).fill('invalid_client'));
+    // One reload of the tenant's client ids (two queries) per 250 ms at most, shared by every miss,
+    // plus one started before the first and one after the last of these intervals.
+    const reloads = Math.floor(elapsed / RELOAD_ON_MISS_MIN_MS) + 2;
+    expect(perTenantReads.mock.calls.length).toBeLessThanOrEqual(2 * reloads);
+    expect(perTenantReads.mock.calls.length).toBeLessThan(clientIds.length / 10);
+  });
+
+  it('still serves a client created a moment ago, right after a miss', async () => {
+    await refresh('acme', 'cli_fresh').expect(400);
+    await w.t.pg.query(
+      `INSERT INTO clients (id, tenant_id, name, type, scopes) VALUES ('cli_fresh', 'acme', 'Fresh', 'native', '{openid,offline_access}')`,
+    );
+    const guest = await w.t
+      .auth()
+      .post('/t/acme/guest')
+      .send({ client_id: 'cli_fresh', browser_flow_id: 'flw_fresh-client-000001' })
+      .expect(201);
+    const res = await w.t
+      .auth()
+      .post('/t/acme/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: guest.body.refresh_token, client_id: 'cli_fresh' });
+    expect(res.status).toBe(200);
   });
 
   it('still serves a tenant created a moment ago', async () => {
