@@ -70,7 +70,13 @@ const SAMPLES: Record<string, unknown> = {
 /** An example that satisfies `schema`: sample values by name, else the schema's own constraints. */
 function exampleOf(schema: Schema, name = ''): unknown {
   if (schema.$ref === '#/components/schemas/Revoked') return { revoked: true };
-  if (schema.$ref === '#/components/schemas/Ready') return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
+  if (schema.$ref === '#/components/schemas/Ready') return { status: 'ready', checks: { postgres: 'up', redis: 'up' } };
+  if (schema.$ref === '#/components/schemas/NotReady')
+    return {
+      error: 'temporarily_unavailable',
+      error_description: 'A dependency is unavailable.',
+      checks: { postgres: 'up', redis: 'down' },
+    };
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum))
     return SAMPLES[name] !== undefined && schema.enum.includes(SAMPLES[name]) ? SAMPLES[name] : schema.enum[0];
@@ -126,6 +132,37 @@ const ERRORS = {
 
 const pick = (...codes: (keyof typeof ERRORS)[]): Record<string, Schema> =>
   Object.fromEntries(codes.map((c) => [String(c), ERRORS[c]]));
+
+const ROLE = str({ enum: ['owner', 'admin', 'developer', 'viewer'] });
+const TENANT_LIST = obj({ tenants: { type: 'array', items: obj({ id: str(), name: str(), role: ROLE }) } });
+const TENANT = obj({
+  tenant: obj({ id: str(), name: str(), status: str(), created_at: str({ format: 'date-time' }) }),
+});
+const CLIENT_LIST = obj({
+  clients: {
+    type: 'array',
+    items: obj({
+      client_id: str(),
+      name: str(),
+      type: str({ enum: ['browser', 'native'] }),
+      enabled: { type: 'boolean' },
+      scopes: { type: 'array', items: str() },
+      web_origins: {
+        type: 'array',
+        items: str(),
+        description: 'origins that may call the tenant API by CORS (redirect URIs’ origins plus registered ones)',
+      },
+    }),
+  },
+});
+/** A sign-in asset or console asset: script or stylesheet by name. */
+const ASSET = {
+  description: 'asset',
+  content: {
+    'text/javascript': { schema: str(), example: '"use strict";' },
+    'text/css': { schema: str(), example: 'body { margin: 0; }' },
+  },
+};
 
 const TOKEN_RESPONSE = obj({
   access_token: str(),
@@ -207,7 +244,7 @@ function guestPaths(
           ),
           400: error('invalid_proof or invalid_request'),
           409: error('intent_conflict: another live intent holds the flow'),
-          ...pick(401, 403, 404, 503),
+          ...pick(401, 403, 404, 429, 503),
         },
         {
           ...p,
@@ -302,7 +339,7 @@ function guestPaths(
         {
           200: ok('provider proof', proof),
           400: error('invalid_code or invalid_request'),
-          ...pick(403, 404, 413, 503),
+          ...pick(403, 404, 413, 429, 503),
         },
         {
           ...p,
@@ -314,7 +351,7 @@ function guestPaths(
       get: op(
         'Send the browser to the chat platform',
         none,
-        { 302: { description: 'to the platform’s authorize URL with state' }, ...pick(400, 403, 404, 503) },
+        { 302: { description: 'to the platform’s authorize URL with state' }, ...pick(400, 403, 404, 429, 503) },
         {
           parameters: [tenantParam, param('client_id', 'query'), param('browser_flow_id', 'query')],
         },
@@ -327,7 +364,7 @@ function guestPaths(
             'the URL to open: a one-time bounce on the auth host (GET chat/go) that binds the flow to the browser following it',
             obj({ authorize_url: str() }),
           ),
-          ...pick(400, 403, 404, 413, 503),
+          ...pick(400, 403, 404, 413, 429, 503),
         },
         { ...p, requestBody: body(obj(FLOW)) },
       ),
@@ -378,7 +415,7 @@ function guestPaths(
         {
           200: ok('token set', obj({ user_id: str(), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id']))),
           400: error('invalid_proof or invalid_request'),
-          ...pick(403, 404, 503),
+          ...pick(403, 404, 429, 503),
         },
         { ...p, requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })) },
       ),
@@ -390,7 +427,7 @@ function guestPaths(
         {
           200: ok('token set', obj(GUEST_TOKEN_SET, tokenSetRequired([]))),
           400: error('invalid_grant, invalid_request, unsupported_grant_type, invalid_client'),
-          ...pick(404, 503),
+          ...pick(403, 404, 503),
         },
         {
           ...p,
@@ -412,7 +449,7 @@ function guestPaths(
       post: op(
         'RFC 7009 revocation (200 for unknown tokens). Without `token`, the client’s refresh cookie is revoked and expired (issue 22 finding 7)',
         none,
-        { 200: ok('done', obj({})), ...pick(400, 404, 503) },
+        { 200: ok('done', obj({})), ...pick(400, 403, 404, 503) },
         {
           ...p,
           requestBody: body(
@@ -434,6 +471,7 @@ function guestPaths(
 
 const TAGS = [
   { name: 'health', description: 'Liveness and readiness, on every host.' },
+  { name: 'documentation', description: 'This OpenAPI document, on the auth host.' },
   {
     name: 'control-plane',
     description: 'Sign-in of developers to the console: discovery, authorize, email code, tokens.',
@@ -452,6 +490,7 @@ const TAGS = [
 const OPERATIONS: Record<string, readonly [operationId: string, tag: string]> = {
   'get /healthz': ['getLiveness', 'health'],
   'get /readyz': ['getReadiness', 'health'],
+  'get /openapi.json': ['getOpenApiDocument', 'documentation'],
   'get /t/control-plane/.well-known/openid-configuration': ['getControlPlaneDiscovery', 'control-plane'],
   'get /t/control-plane/.well-known/jwks.json': ['getControlPlaneJwks', 'control-plane'],
   'get /management-auth/authorize': ['authorize', 'control-plane'],
@@ -511,10 +550,12 @@ function withOperationIds(paths: Record<string, Record<string, Schema>>): Record
 export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const auth = [{ url: config.authOrigin }];
   const consoleHost = [{ url: config.consoleOrigin }];
+  const everyHost = [...auth, ...consoleHost];
   const op = (summary: string, security: Schema[], responses: Record<string, Schema>, extra: Schema = {}): Schema => ({
     summary,
     security,
-    responses,
+    // Contract 2: a body may be malformed, of the wrong type or over 16 KiB on any route that takes one.
+    responses: extra.requestBody ? { ...pick(400, 413), ...responses } : responses,
     ...extra,
   });
   const body = (schema: Schema, form = false): Schema => ({
@@ -539,12 +580,31 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
     tags: TAGS,
     paths: withOperationIds({
       '/healthz': {
-        get: op('Liveness (every host)', none, { 200: ok('alive', obj({ status: str({ const: 'ok' }) })) }),
+        get: op(
+          'Liveness (every host)',
+          none,
+          { 200: ok('alive', obj({ status: str({ const: 'ok' }) })) },
+          { servers: everyHost },
+        ),
       },
       '/readyz': {
-        get: op('Readiness: PostgreSQL and Redis reachable (every host)', none, {
-          200: ok('ready', ref('Ready')),
-          503: ok('not ready', ref('Ready')),
+        get: op(
+          'Readiness: PostgreSQL and Redis reachable, Redis not evicting (every host)',
+          none,
+          {
+            200: ok('ready', ref('Ready')),
+            503: ok('not ready: temporarily_unavailable with the checks', ref('NotReady')),
+          },
+          { servers: everyHost },
+        ),
+      },
+      '/openapi.json': {
+        get: op('This document (auth host)', none, {
+          200: ok('the OpenAPI 3.1 document', {
+            type: 'object',
+            properties: { openapi: str({ const: '3.1.0' }), paths: { type: 'object' } },
+            required: ['openapi', 'paths'],
+          }),
         }),
       },
       '/t/control-plane/.well-known/openid-configuration': {
@@ -563,7 +623,11 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
               '<!doctype html><html lang="en"><title>Sign in</title>…</html>',
             ),
             303: { description: 'Redirect to the callback with error, state and iss' },
-            400: { description: 'HTML error page: unknown client or redirect URI (never redirects)' },
+            400: html(
+              'HTML error page: unknown client or redirect URI, or a malformed request (never redirects)',
+              '<!doctype html><html lang="en"><title>Sign-in error</title>…</html>',
+            ),
+            ...pick(429, 503),
           },
           {
             parameters: [
@@ -582,7 +646,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
         get: op(
           'Script and stylesheet of the sign-in form',
           none,
-          { 200: { description: 'asset' }, 404: ERRORS[404] },
+          { 200: ASSET, 404: ERRORS[404] },
           { parameters: [param('name', 'path')] },
         ),
       },
@@ -677,15 +741,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
       },
       '/management/tenants': {
         get: op('Active tenants of the caller’s current memberships', bearer, {
-          200: ok(
-            'tenants',
-            obj({
-              tenants: {
-                type: 'array',
-                items: obj({ id: str(), name: str(), role: str({ enum: ['owner', 'admin', 'developer', 'viewer'] }) }),
-              },
-            }),
-          ),
+          200: ok('tenants', TENANT_LIST),
           401: ERRORS[401],
           503: ERRORS[503],
         }),
@@ -695,10 +751,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'One tenant (membership required; 403 does not reveal existence)',
           bearer,
           {
-            200: ok(
-              'tenant',
-              obj({ tenant: obj({ id: str(), name: str(), status: str(), created_at: str({ format: 'date-time' }) }) }),
-            ),
+            200: ok('tenant', TENANT),
             ...pick(401, 403, 503),
           },
           { parameters: [param('id', 'path')] },
@@ -709,27 +762,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           'Clients of a tenant (membership required)',
           bearer,
           {
-            200: ok(
-              'clients',
-              obj({
-                clients: {
-                  type: 'array',
-                  items: obj({
-                    client_id: str(),
-                    name: str(),
-                    type: str({ enum: ['browser', 'native'] }),
-                    enabled: { type: 'boolean' },
-                    scopes: { type: 'array', items: str() },
-                    web_origins: {
-                      type: 'array',
-                      items: str(),
-                      description:
-                        'origins that may call the tenant API by CORS (redirect URIs’ origins plus registered ones)',
-                    },
-                  }),
-                },
-              }),
-            ),
+            200: ok('clients', CLIENT_LIST),
             ...pick(401, 403, 503),
           },
           { parameters: [param('id', 'path')] },
@@ -748,7 +781,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
         get: op(
           'Console page assets (console host)',
           none,
-          { 200: { description: 'asset' }, 404: ERRORS[404] },
+          { 200: ASSET, 404: ERRORS[404] },
           { servers: consoleHost, parameters: [param('name', 'path')] },
         ),
       },
@@ -758,8 +791,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           [{ consoleOrigin: [] }],
           {
             303: { description: 'Redirect to the authorize endpoint; sets __Host-svc_control_flow' },
-            403: ERRORS[403],
-            503: ERRORS[503],
+            ...pick(403, 429, 503),
           },
           { servers: consoleHost },
         ),
@@ -796,7 +828,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
         get: op(
           'Proxy of GET /management/tenants',
           cookie,
-          { 200: { description: 'as upstream' }, ...pick(401, 503) },
+          { 200: ok('as upstream', TENANT_LIST), ...pick(401, 503) },
           { servers: consoleHost },
         ),
       },
@@ -804,7 +836,11 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
         get: op(
           'Proxy of GET /management/tenants/{id}',
           cookie,
-          { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
+          {
+            200: ok('as upstream', TENANT),
+            ...pick(401, 403, 503),
+            404: error('not_found: an id that names no route under /api/management/ (contract 4)'),
+          },
           { servers: consoleHost, parameters: [param('id', 'path')] },
         ),
       },
@@ -812,7 +848,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
         get: op(
           'Proxy of GET /management/tenants/{id}/clients',
           cookie,
-          { 200: { description: 'as upstream' }, ...pick(401, 403, 503) },
+          { 200: ok('as upstream', CLIENT_LIST), ...pick(401, 403, 404, 503) },
           { servers: consoleHost, parameters: [param('id', 'path')] },
         ),
       },
@@ -821,12 +857,24 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
       schemas: {
         Error: obj({ error: str({ pattern: '^[a-z_]+$' }), error_description: str() }),
         Revoked: obj({ revoked: { type: 'boolean' } }),
-        Ready: {
-          type: 'object',
-          properties: {
-            status: str(),
-            checks: obj({ postgres: str({ enum: ['up', 'down'] }), redis: str({ enum: ['up', 'down'] }) }),
+        Ready: obj({ status: str({ const: 'ready' }), checks: ref('Checks'), warnings: ref('Warnings') }, [
+          'status',
+          'checks',
+        ]),
+        NotReady: obj(
+          {
+            error: str({ const: 'temporarily_unavailable' }),
+            error_description: str(),
+            checks: ref('Checks'),
+            warnings: ref('Warnings'),
           },
+          ['error', 'error_description', 'checks'],
+        ),
+        Checks: obj({ postgres: str({ enum: ['up', 'down'] }), redis: str({ enum: ['up', 'down'] }) }),
+        Warnings: {
+          type: 'array',
+          items: str(),
+          description: 'what the operator must clear, such as a Redis maxmemory-policy other than noeviction',
         },
       },
       securitySchemes: {

@@ -25,7 +25,6 @@ describe('OpenAPI document at /openapi.json', () => {
   it('describes exactly the routes the service mounts', () => {
     const mounted = routeTable(t.app)
       .map((r) => r.split(' -> ')[0] as string)
-      .filter((r) => r !== 'GET /openapi.json')
       .map((r) => r.replace(/:(\w+)/g, '{$1}'));
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
@@ -137,6 +136,65 @@ describe('OpenAPI document at /openapi.json', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('is the document every answer of the e2e suites is checked against', async () => {
+    const served: unknown = (await t.auth().get('/openapi.json').expect(200)).body;
+    expect(served).toEqual(JSON.parse(JSON.stringify(t.openapi.document)));
+  });
+
+  it('fails an answer it does not describe, naming the operation, the status and the mismatch', () => {
+    const answer = {
+      method: 'GET',
+      target: '/readyz',
+      host: new URL(t.authOrigin).host,
+      contentType: 'application/json',
+    };
+    const ready = JSON.stringify({ status: 'ready', checks: { postgres: 'up', redis: 'up' } });
+    expect(() => t.openapi.check({ ...answer, status: 200, text: ready })).not.toThrow();
+    // The document's example once said `ok`, which the service never answers.
+    expect(() => t.openapi.check({ ...answer, status: 200, text: ready.replace('ready', 'ok') })).toThrow(
+      /getReadiness \(GET \/readyz\).*the body does not match 200 application\/json: \/status must be equal to constant/,
+    );
+    expect(() => t.openapi.check({ ...answer, status: 418, text: ready })).toThrow(
+      /getReadiness .*status 418 is not documented \(documented: 200, 503\)/,
+    );
+    expect(() => t.openapi.check({ ...answer, status: 200, contentType: 'text/plain', text: 'ready' })).toThrow(
+      /content type text\/plain is not documented for 200/,
+    );
+    // A path no operation describes may only be refused before routing, with the error body.
+    const unknown = { ...answer, target: '/nowhere', status: 404 };
+    expect(() =>
+      t.openapi.check({ ...unknown, text: '{"error":"not_found","error_description":"No such resource."}' }),
+    ).not.toThrow();
+    expect(() => t.openapi.check({ ...unknown, status: 200, text: '{}' })).toThrow(/no operation/);
+    // The console's paths are documented on the console host only: on the auth host they are unknown.
+    expect(() => t.openapi.check({ ...answer, target: '/api/auth/current', status: 200, text: '{"user":{}}' })).toThrow(
+      /no operation/,
+    );
+  });
+
+  it('checks every answer to auth() and console() after the test’s own expectations, failing the request on a mismatch', async () => {
+    const check = jest.spyOn(t.openapi, 'check');
+    try {
+      await t.console().get('/healthz').expect(200);
+      expect(check).toHaveBeenLastCalledWith(
+        expect.objectContaining({
+          method: 'GET',
+          target: '/healthz',
+          host: new URL(t.consoleOrigin).host,
+          status: 200,
+        }),
+      );
+      check.mockImplementationOnce(() => {
+        throw new Error('OpenAPI: mismatch');
+      });
+      await expect(t.auth().get('/healthz').expect(200)).rejects.toThrow('OpenAPI: mismatch');
+      // A wrong status is reported by the test's own expectation first.
+      await expect(t.auth().get('/healthz').expect(204)).rejects.toThrow('expected 204 "No Content", got 200 "OK"');
+    } finally {
+      check.mockRestore();
+    }
+  });
 
   it('is served on the auth host only', async () => {
     await t.console().get('/openapi.json').expect(404);

@@ -1,3 +1,4 @@
+import { POLICIES, type Policy } from '../../src/http/policy.decorator';
 import { routeTable } from '../support/route-table';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -50,6 +51,34 @@ const EXPECTED = [
   'POST /t/:tenantId/token -> public, cache: no-store',
 ].sort();
 
+/**
+ * The OpenAPI security scheme that states each policy: a client reads from the document what the
+ * guard will ask of it. `public` states none.
+ */
+const POLICY_SCHEME: Record<Policy, string | null> = {
+  public: null,
+  'origin:auth': 'authOrigin',
+  'origin:console': 'consoleOrigin',
+  'basic:console-client': 'consoleClientBasic',
+  'bearer:management': 'managementBearer',
+  'bearer:guest': 'guestBearer',
+  'console-session': 'consoleSession',
+};
+
+/**
+ * Schemes that state a credential a handler checks beyond its policy: the control-plane flow
+ * cookie, which the email sign-in steps require with the auth Origin (contract 3).
+ */
+const HANDLER_SCHEMES: Record<string, Policy> = { controlFlowCookie: 'origin:auth' };
+
+/** The security an operation must document for a route with this policy. */
+function expectedSecurity(policy: Policy, documented: Record<string, string[]>[]): Record<string, string[]>[] {
+  const scheme = POLICY_SCHEME[policy];
+  if (!scheme) return [];
+  const extra = Object.keys(documented[0] ?? {}).filter((s) => HANDLER_SCHEMES[s] === policy);
+  return [Object.fromEntries([scheme, ...extra].map((s) => [s, []]))];
+}
+
 describe('route → policy table', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -63,6 +92,26 @@ describe('route → policy table', () => {
     const table = routeTable(t.app);
     expect(table.filter((r) => r.includes('NONE'))).toEqual([]);
     expect(table).toEqual(EXPECTED);
+  });
+
+  it('documents every route’s policy as its OpenAPI security, so the document states who may call what', () => {
+    const documented = new Map(
+      t.openapi.operations().map((o) => [`${o.method.toUpperCase()} ${o.path}`, o.operation.security ?? []]),
+    );
+    const rows = routeTable(t.app).map((row) => {
+      const [route = '', rest = ''] = row.split(' -> ');
+      const policy = rest.split(',')[0] as Policy;
+      const key = route.replace(/:(\w+)/g, '{$1}');
+      const security = documented.get(key);
+      expect({ route, policy: (POLICIES as readonly string[]).includes(policy) }).toEqual({ route, policy: true });
+      return { route, policy, security: security ?? 'undocumented' };
+    });
+    expect(rows).toEqual(
+      rows.map((r) => ({
+        ...r,
+        security: typeof r.security === 'string' ? 'documented' : expectedSecurity(r.policy, r.security),
+      })),
+    );
   });
 
   it('answers with the cache policy the table declares, no-store where none is declared', async () => {

@@ -7,7 +7,9 @@ import request from 'supertest';
 import { createApp } from '../../src/app.setup';
 import { loadConfig, type AppConfig } from '../../src/config/config';
 import { ControlPlaneSeedService } from '../../src/directory/control-plane-seed.service';
+import { OpenApiController } from '../../src/openapi/openapi.controller';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from './database';
+import { OpenApiResponses, type OpenApiDocument } from './openapi-responses';
 import { SmtpCatcher } from './smtp-catcher';
 import { readTestSecrets } from './test-secrets';
 
@@ -31,6 +33,8 @@ export interface TestApp {
   redisKeys(): Promise<string[]>;
   readonly databaseName: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The served OpenAPI document, which every answer to auth() and console() is checked against. */
+  readonly openapi: OpenApiResponses;
   auth(): ReturnType<typeof request>;
   console(): ReturnType<typeof request>;
   close(): Promise<void>;
@@ -133,6 +137,9 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
   };
   const authOrigin = config.authOrigin;
   const consoleOrigin = config.consoleOrigin;
+  // The document the service serves at /openapi.json, taken from the controller that serves it.
+  const openapi = new OpenApiResponses(app.get(OpenApiController).openapi() as unknown as OpenApiDocument);
+  const checked = { responses: openapi, trustProxy: config.trustProxy > 0 };
   return {
     app,
     config,
@@ -145,8 +152,9 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
     redisKeys,
     databaseName,
     env,
-    auth: () => viaHost(port, new URL(authOrigin).host),
-    console: () => viaHost(port, new URL(consoleOrigin).host),
+    openapi,
+    auth: () => viaHost(port, new URL(authOrigin).host, checked),
+    console: () => viaHost(port, new URL(consoleOrigin).host, checked),
     async close() {
       await app.close();
       await pg.end().catch(() => undefined);
@@ -162,18 +170,58 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
 
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 
-/** A supertest agent on this instance's port whose requests carry the given Host header. */
-function viaHost(port: number, host: string): ReturnType<typeof request> {
+/**
+ * A supertest agent on this instance's port whose requests carry the given Host header, and whose
+ * every answer is checked against the OpenAPI document.
+ */
+function viaHost(
+  port: number,
+  host: string,
+  checked: { responses: OpenApiResponses; trustProxy: boolean },
+): ReturnType<typeof request> {
   const agent = request(`http://127.0.0.1:${port}`);
   return new Proxy(agent, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof prop === 'string' && METHODS.has(prop) && typeof value === 'function') {
-        return (path: string) => (value as (p: string) => request.Test).call(target, path).set('Host', host);
+        return (path: string) =>
+          checkedAgainstDocument((value as (p: string) => request.Test).call(target, path).set('Host', host), checked);
       }
       return value;
     },
   });
+}
+
+/**
+ * Adds the document check as the request's last assertion, when it is sent (`await`, `.then` and
+ * `.end` all go through `end`): the test's own `.expect(...)` calls run first, so a wrong status
+ * is reported as such, and a mismatch with the document fails the request like any assertion.
+ */
+function checkedAgainstDocument(
+  test: request.Test,
+  checked: { responses: OpenApiResponses; trustProxy: boolean },
+): request.Test {
+  const end = test.end.bind(test);
+  let added = false;
+  test.end = (callback) => {
+    if (!added) {
+      added = true;
+      test.expect((res: request.Response) => {
+        const sent = (res as unknown as { req?: { path?: string } }).req?.path;
+        const forwarded = checked.trustProxy ? test.get('X-Forwarded-Host') : undefined;
+        checked.responses.check({
+          method: test.method,
+          target: sent ?? test.url.replace(/^[a-z]+:\/\/[^/]+/i, ''),
+          host: forwarded ?? test.get('Host'),
+          status: res.status,
+          contentType: res.headers['content-type'],
+          text: res.text,
+        });
+      });
+    }
+    return end(callback);
+  };
+  return test;
 }
 
 /** Basic credentials of the console client, as the BFF sends them. */
