@@ -12,15 +12,23 @@
 //   best case of a cache), the tenant's two budgets (one script), the flow claimed (SET NX), user
 //   and session inserted (one statement), then at once the live session with its user index (one
 //   script: the best case of a key layout), the upgrade proof, and two ES256 signatures (access
-//   and ID token through jose); the flow cookie set;
+//   and ID token through the service's JwsSigner); the flow cookie set;
 //   POST /management-auth/token: HTTP Basic through @nestjs/passport and passport-http, the
-//   refresh token's MAC checked, its rotation in one script, one RS256 signature through jose.
+//   refresh token's MAC checked, its rotation in one script, one RS256 signature (JwsSigner).
 //
 // Environment: PORT, DATABASE_URL (an empty database it owns), REDIS_URL, REDIS_KEY_PREFIX,
 // LOWER_BOUND_CLIENT_SECRET. Also answers GET /readyz, and POST /seed with a fresh refresh token.
 'use strict';
 require('reflect-metadata');
-const { createHash, createHmac, createSecretKey, randomBytes, randomUUID, timingSafeEqual } = require('node:crypto');
+const {
+  createHash,
+  createHmac,
+  createSecretKey,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  timingSafeEqual,
+} = require('node:crypto');
 const {
   Body,
   Controller,
@@ -41,6 +49,9 @@ const Redis = require('ioredis');
 const { Pool } = require('pg');
 const pino = require('pino');
 const { BasicStrategy } = require('passport-http');
+// The service's own signer, from the build the bench makes first: the lower bound signs exactly as
+// the service does (synchronously through node:crypto), so the comparison stays honest.
+const { JwsSigner } = require('../dist/src/platform/keys/jws-signer');
 
 const redis = new Redis(process.env.REDIS_URL, { keyPrefix: process.env.REDIS_KEY_PREFIX });
 const db = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
@@ -71,7 +82,6 @@ redis.call('HSET', KEYS[1], 'gen', tonumber(ARGV[1]) + 1)
 return s[2]`,
 });
 
-let jose;
 let es256;
 let rs256;
 const BUDGET = 100_000_000;
@@ -111,6 +121,7 @@ class LowerBoundController {
     );
     const proofId = `prf_${randomBytes(16).toString('base64url')}`;
     const issuer = `http://localhost/t/${tenantId}`;
+    const now = Math.floor(Date.now() / 1000);
     const [, , accessToken, idToken] = await Promise.all([
       redis.startSession(`s:{${userId}}:${sessionId}`, `u:{${userId}}`, userId, client.id, 2_592_000, Date.now()),
       redis.set(
@@ -119,23 +130,29 @@ class LowerBoundController {
         'EX',
         300,
       ),
-      new jose.SignJWT({ sid: sessionId, scope: client.scopes.join(' '), client_id: client.id })
-        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'es' })
-        .setIssuer(issuer)
-        .setSubject(userId)
-        .setAudience(client.id)
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .setJti(randomUUID())
-        .sign(es256),
-      new jose.SignJWT({ sid: sessionId })
-        .setProtectedHeader({ alg: 'ES256', kid: 'es' })
-        .setIssuer(issuer)
-        .setSubject(userId)
-        .setAudience(client.id)
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(es256),
+      es256.sign('at+jwt', {
+        iss: issuer,
+        sub: userId,
+        aud: client.id,
+        iat: now,
+        exp: now + 300,
+        jti: randomUUID(),
+        client_id: client.id,
+        sid: sessionId,
+        scope: client.scopes.join(' '),
+        token_use: 'access',
+        guest: true,
+      }),
+      es256.sign('JWT', {
+        iss: issuer,
+        sub: userId,
+        aud: client.id,
+        iat: now,
+        exp: now + 300,
+        auth_time: now,
+        sid: sessionId,
+        guest: true,
+      }),
     ]);
     res.cookie(`__Host-svc_flow_${body.browser_flow_id}`, cookie, {
       httpOnly: true,
@@ -166,20 +183,19 @@ class LowerBoundController {
       throw new Error('400');
     const userId = await redis.rotate(`s:{${sessionId}}`, gen);
     if (!userId) throw new Error('400');
-    const accessToken = await new jose.SignJWT({
-      sid: sessionId,
-      token_use: 'management',
+    const now = Math.floor(Date.now() / 1000);
+    const accessToken = rs256.sign('at+jwt', {
+      iss: 'http://localhost/t/control-plane',
+      sub: userId,
+      aud: 'urn:svc:management',
+      iat: now,
+      exp: now + 300,
+      jti: randomUUID(),
       client_id: 'cli_console',
+      sid: sessionId,
       scope: 'tenant:read',
-    })
-      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'rs' })
-      .setIssuer('http://localhost/t/control-plane')
-      .setSubject(userId)
-      .setAudience('urn:svc:management')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .setJti(randomUUID())
-      .sign(rs256);
+      token_use: 'management',
+    });
     return {
       access_token: accessToken,
       token_type: 'Bearer',
@@ -222,9 +238,8 @@ class LowerBoundModule {}
 Module({ controllers: [LowerBoundController], providers: [BasicClient] })(LowerBoundModule);
 
 async function main() {
-  jose = await import('jose');
-  es256 = (await jose.generateKeyPair('ES256')).privateKey;
-  rs256 = (await jose.generateKeyPair('RS256', { modulusLength: 2048 })).privateKey;
+  es256 = new JwsSigner('ES256', 'es', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+  rs256 = new JwsSigner('RS256', 'rs', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
   await db.query(`CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, tenant_id text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now());
   CREATE TABLE IF NOT EXISTS sessions (id text PRIMARY KEY, user_id text NOT NULL REFERENCES users,

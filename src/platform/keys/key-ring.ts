@@ -1,18 +1,19 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { exportJWK, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { exportJWK, importJWK, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import type { AppConfig } from '../../config/config';
+import { JwsSigner, type SigningAlg } from './jws-signer';
 
-export type SigningAlg = 'RS256' | 'ES256';
+export type { SigningAlg } from './jws-signer';
 
 /**
- * Signing and verification use WebCrypto keys: with them jose goes straight to `crypto.subtle`.
- * Given a KeyObject, jose and Node 24 probe the key's kind by throwing and catching errors with
- * stack traces, three per ES256 signature, which cost about a quarter of the signature.
+ * Verification uses WebCrypto keys: with them jose goes straight to `crypto.subtle`. Given a
+ * KeyObject, jose and Node 24 probe the key's kind by throwing and catching errors with stack
+ * traces. Signing goes through the JwsSigner, off jose (issue 24).
  */
 interface LoadedKey {
   readonly kid: string;
   readonly alg: SigningAlg;
-  readonly signingKey: CryptoKey;
+  readonly signer: JwsSigner;
   readonly verificationKey: CryptoKey;
   readonly publicJwk: JWK;
 }
@@ -30,13 +31,15 @@ export class KeyRing {
     const loaded: LoadedKey[] = [];
     for (const jwk of config.signingKeys) {
       const alg = jwk.alg as SigningAlg;
+      const kid = jwk.kid as string;
       const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
-      assertSigningStrength(alg, privateKey);
-      const publicJwk: JWK = { ...(await exportJWK(createPublicKey(privateKey))), alg, use: 'sig', kid: jwk.kid };
+      // The signer refuses a weak key or one of the wrong kind (RFC 7518 sections 3.3 and 3.4).
+      const signer = new JwsSigner(alg, kid, privateKey);
+      const publicJwk: JWK = { ...(await exportJWK(createPublicKey(privateKey))), alg, use: 'sig', kid };
       loaded.push({
-        kid: jwk.kid as string,
+        kid,
         alg,
-        signingKey: (await importJWK(jwk, alg)) as CryptoKey,
+        signer,
         verificationKey: (await importJWK(publicJwk, alg)) as CryptoKey,
         publicJwk,
       });
@@ -55,24 +58,15 @@ export class KeyRing {
   }
 
   /**
-   * A JWT signed by the first key of `alg`. JWS serialisation stays with jose, like every other
-   * JWT and JWK operation: a hand-written serialiser with a synchronous `crypto.sign` would save
-   * the hop to libuv's thread pool that WebCrypto makes (docs/performance.md), which is not worth
-   * a second implementation of what a token's security rests on.
+   * A JWT signed by the first key of `alg`, header `{alg, typ, kid}`. The signature is made
+   * synchronously (JwsSigner); the answer stays a promise, so callers keep their shape and a
+   * missing key still reaches them as a rejection.
    */
   sign(alg: SigningAlg, typ: string, payload: JWTPayload): Promise<string> {
-    const key = this.keys.find((k) => k.alg === alg);
-    if (!key) throw new Error(`no ${alg} signing key`);
-    return new SignJWT(payload).setProtectedHeader({ alg, typ, kid: key.kid }).sign(key.signingKey);
+    return new Promise((resolve) => {
+      const key = this.keys.find((k) => k.alg === alg);
+      if (!key) throw new Error(`no ${alg} signing key`);
+      resolve(key.signer.sign(typ, payload));
+    });
   }
-}
-
-/** RFC 7518 section 3.3 (RSA at least 2048 bits) and 3.4 (ES256 on P-256), checked once at load. */
-function assertSigningStrength(alg: SigningAlg, key: KeyObject): void {
-  const details = key.asymmetricKeyDetails;
-  const ok =
-    alg === 'RS256'
-      ? key.asymmetricKeyType === 'rsa' && (details?.modulusLength ?? 0) >= 2048
-      : key.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1';
-  if (!ok) throw new Error(`a ${alg} signing key is too weak or of the wrong type`);
 }

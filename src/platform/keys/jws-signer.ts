@@ -1,0 +1,52 @@
+import { sign, type KeyObject, type SignKeyObjectInput } from 'node:crypto';
+import type { JWTPayload } from 'jose';
+
+export type SigningAlg = 'RS256' | 'ES256';
+
+/**
+ * The one place the service makes a JWS (issue 24, "signing off the thread pool"): compact
+ * serialisation (RFC 7515 section 7.1) of the header `{alg, typ, kid}` and the claims, signed
+ * synchronously through `node:crypto` with a KeyObject built once. jose signs through WebCrypto,
+ * whose every signature is a job on libuv's thread pool (about 100 µs of an ES256 signature against
+ * about half that here, docs/performance.md); a token endpoint's CPU is mostly its signatures.
+ * Only the encoding is ours: the signature is Node's (OpenSSL's), and jose keeps key import, JWKS
+ * and every verification. test/unit/jws-signer.spec.ts verifies what this signs with jose.
+ */
+export class JwsSigner {
+  /** RS256 takes the KeyObject itself; ES256 needs the options form for its encoding. */
+  private readonly signingKey: KeyObject | SignKeyObjectInput;
+
+  constructor(
+    readonly alg: SigningAlg,
+    readonly kid: string,
+    key: KeyObject,
+  ) {
+    assertSigningKey(alg, key);
+    // RFC 7518 section 3.4: an ES256 JWS signature is R || S (IEEE P1363), not Node's default DER.
+    this.signingKey = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+  }
+
+  /** A compact JWS of `payload` (RS256: RSASSA-PKCS1-v1_5 with SHA-256; ES256: ECDSA P-256). */
+  sign(typ: string, payload: JWTPayload): string {
+    const input = `${base64url({ alg: this.alg, typ, kid: this.kid })}.${base64url(payload)}`;
+    return `${input}.${sign('sha256', Buffer.from(input), this.signingKey).toString('base64url')}`;
+  }
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/**
+ * RFC 7518 section 3.3 (RSA of at least 2048 bits) and 3.4 (ES256 on P-256), checked once when
+ * the key is loaded: a key of the wrong kind would otherwise sign tokens no verifier accepts.
+ */
+function assertSigningKey(alg: SigningAlg, key: KeyObject): void {
+  const details = key.asymmetricKeyDetails;
+  const ok =
+    key.type === 'private' &&
+    (alg === 'RS256'
+      ? key.asymmetricKeyType === 'rsa' && (details?.modulusLength ?? 0) >= 2048
+      : key.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1');
+  if (!ok) throw new Error(`a ${alg} signing key is too weak or of the wrong type`);
+}
