@@ -35,6 +35,15 @@ export function grantedScope(client: ClientEntity): string {
   return client.scopes.join(' ');
 }
 
+/**
+ * A token-set answer and the client it was issued to: the edge sets a browser client's refresh
+ * cookie from it (refresh-cookie.ts) without reading the client row again.
+ */
+export interface Issued<T> {
+  readonly answer: T;
+  readonly client: ClientEntity;
+}
+
 interface SessionClaims {
   readonly userId: string;
   readonly sessionId: string;

@@ -7,7 +7,7 @@ import { UsePolicy } from '../http/policy.decorator';
 import type { CustomerTokenSet } from './customer-sessions';
 import { CustomerTokenService } from './customer-token.service';
 import { CustomerRevokeDto, CustomerTokenDto } from './guest.dto';
-import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './refresh-cookie';
+import { clearRefreshCookie, readRefreshCookie, withRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 /**
@@ -36,9 +36,7 @@ export class CustomerTokenController {
   ): Promise<CustomerTokenSet> {
     const cookie = body.client_id ? readRefreshCookie(req, tenantId, body.client_id) : undefined;
     try {
-      const { tokens, client } = await this.tokens.refresh(tenantId, body, cookie);
-      setRefreshCookie(req, res, client, tokens, this.config.customerSessions.idleTtl);
-      return tokens;
+      return withRefreshCookie(req, res, await this.tokens.refresh(tenantId, body, cookie), this.config);
     } catch (err) {
       // A dead session's cookie is dropped, so the browser stops presenting it; a refused body
       // token says nothing about another token the cookie may hold.

@@ -3,11 +3,10 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { RefreshTokens } from '../platform/session-store/refresh-tokens';
 import { SessionStore, type SessionView } from '../platform/session-store/session-store';
-import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import { CustomerTokens } from './customer-tokens';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
@@ -38,7 +37,7 @@ export class CustomerTokenService {
     tenantId: string,
     body: { grant_type?: string; refresh_token?: string; client_id?: string },
     cookieToken?: string,
-  ): Promise<{ tokens: CustomerTokenSet; client: ClientEntity }> {
+  ): Promise<Issued<CustomerTokenSet>> {
     if (body.grant_type !== 'refresh_token')
       throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
     const presented = body.refresh_token || cookieToken;
@@ -76,13 +75,13 @@ export class CustomerTokenService {
     const s = rotated.session;
     // A session written before sessions recorded it: whether its subject is still a guest.
     const guest = s.guest ?? (await this.accounts.isActiveGuest(tenantId, s.userId));
-    const tokens = await this.customerSessions.tokenSet(
+    const answer = await this.customerSessions.tokenSet(
       client,
       { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
       rotated.refreshToken,
       'refresh_token',
     );
-    return { tokens, client };
+    return { answer, client };
   }
 
   /**

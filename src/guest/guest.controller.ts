@@ -8,8 +8,7 @@ import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './br
 import type { CustomerTokenSet } from './customer-sessions';
 import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
 import { GuestService, type GuestResponse } from './guest.service';
-import { setRefreshCookie } from './refresh-cookie';
-import { TenantClients } from './tenant-clients';
+import { withRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
 import { UpgradeService, type UpgradeResponse } from './upgrade.service';
 
@@ -19,7 +18,6 @@ export class GuestController {
     private readonly guests: GuestService,
     private readonly upgrades: UpgradeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly clients: TenantClients,
   ) {}
 
   @Post('guest')
@@ -33,7 +31,7 @@ export class GuestController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<GuestResponse> {
     const created = sendWithFlowCookie(res, await this.guests.create(this.context(req, tenantId, body)));
-    return this.withRefreshCookie(req, res, tenantId, body.client_id, created);
+    return withRefreshCookie(req, res, created, this.config);
   }
 
   @Post('guest/linking-intent')
@@ -62,7 +60,7 @@ export class GuestController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<UpgradeResponse> {
     const upgraded = await this.upgrades.upgrade(this.context(req, tenantId, body), guest, body.proof_id);
-    return this.withRefreshCookie(req, res, tenantId, body.client_id, upgraded);
+    return withRefreshCookie(req, res, upgraded, this.config);
   }
 
   @Post('sign-in')
@@ -75,26 +73,12 @@ export class GuestController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ user_id: string } & CustomerTokenSet> {
-    const signedIn = await this.guests.signIn(this.context(req, tenantId, body), body.proof_id);
-    return this.withRefreshCookie(req, res, tenantId, body.client_id, signedIn);
-  }
-
-  /**
-   * A browser client's new refresh token also goes into its HttpOnly refresh cookie (issue 22
-   * finding 7, spec 4.3 rule 4). The client row was read by the call that just answered, so this
-   * is a cache hit; only answers that carry a refresh token look it up.
-   */
-  private async withRefreshCookie<T extends CustomerTokenSet>(
-    req: Request,
-    res: Response,
-    tenantId: string,
-    clientId: string,
-    tokens: T,
-  ): Promise<T> {
-    if (tokens.refresh_token === undefined) return tokens;
-    const client = await this.clients.resolveRecent(tenantId, clientId);
-    setRefreshCookie(req, res, client, tokens, this.config.customerSessions.idleTtl);
-    return tokens;
+    return withRefreshCookie(
+      req,
+      res,
+      await this.guests.signIn(this.context(req, tenantId, body), body.proof_id),
+      this.config,
+    );
   }
 
   private context(req: Request, tenantId: string, body: FlowBoundDto): GuestRequestContext {

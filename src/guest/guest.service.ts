@@ -5,7 +5,7 @@ import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
-import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
@@ -30,7 +30,7 @@ export class GuestService {
   ) {}
 
   /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
-  async create(ctx: GuestRequestContext): Promise<WithFlowCookie<GuestResponse>> {
+  async create(ctx: GuestRequestContext): Promise<WithFlowCookie<Issued<GuestResponse>>> {
     const recent = await this.clients.resolveRecent(ctx.tenantId, ctx.clientId);
     const domain = `svc:tenant:${ctx.tenantId}`;
     // One slot (the network): both budgets are taken in one round trip, all or none.
@@ -75,7 +75,7 @@ export class GuestService {
           ttl,
         ),
       ]);
-      return { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens };
+      return { answer: { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens }, client };
     });
   }
 
@@ -144,7 +144,7 @@ export class GuestService {
   }
 
   /** Explicit sign-in to the account that owns a proven credential (contract section 6). */
-  async signIn(ctx: GuestRequestContext, proofId: string): Promise<{ user_id: string } & CustomerTokenSet> {
+  async signIn(ctx: GuestRequestContext, proofId: string): Promise<Issued<{ user_id: string } & CustomerTokenSet>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
     const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, {
@@ -157,6 +157,6 @@ export class GuestService {
       if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');
       return this.sessions.start(client, proof.userId, 'sign_in', m);
     });
-    return { user_id: proof.userId, ...tokens };
+    return { answer: { user_id: proof.userId, ...tokens }, client };
   }
 }

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
+import type { AppConfig } from '../config/config';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
+import type { Issued } from './customer-sessions';
 import { registeredCorsOrigin } from './tenant-cors';
 
 /**
@@ -44,6 +46,17 @@ export function setRefreshCookie(
     idleTtlSeconds,
     crossSite(req) ? 'none' : 'lax',
   );
+}
+
+/** The answer of a token-set route, with the refresh cookie set when its client is a browser client. */
+export function withRefreshCookie<T extends { readonly refresh_token?: string }>(
+  req: Request,
+  res: Response,
+  issued: Issued<T>,
+  config: Pick<AppConfig, 'customerSessions'>,
+): T {
+  setRefreshCookie(req, res, issued.client, issued.answer, config.customerSessions.idleTtl);
+  return issued.answer;
 }
 
 /**

@@ -5,7 +5,7 @@ import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
-import { CustomerSessions, type CustomerTokenSet } from './customer-sessions';
+import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
@@ -39,7 +39,7 @@ export class UpgradeService {
     ctx: GuestRequestContext,
     guest: { userId: string; sessionId: string; clientId: string },
     proofId: string,
-  ): Promise<UpgradeResponse> {
+  ): Promise<Issued<UpgradeResponse>> {
     await this.limiter.hit({
       name: 'guest-upgrade-subject',
       domain: `svc:tenant:${ctx.tenantId}`,
@@ -63,7 +63,7 @@ export class UpgradeService {
     await this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
       throw new DependencyUnavailableError('redis', err);
     });
-    this.logger.log({ tenant: ctx.tenantId, provider: result.linked_identity.provider }, 'guest upgraded');
+    this.logger.log({ tenant: ctx.tenantId, provider: result.answer.linked_identity.provider }, 'guest upgraded');
     return result;
   }
 
@@ -72,7 +72,7 @@ export class UpgradeService {
     ctx: GuestRequestContext,
     guest: { userId: string; sessionId: string; clientId: string },
     proofId: string,
-  ): Promise<UpgradeResponse> {
+  ): Promise<Issued<UpgradeResponse>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
     // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
@@ -127,9 +127,12 @@ export class UpgradeService {
         throw err;
       });
     return {
-      user_id: guest.userId,
-      linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
-      ...tokens,
+      answer: {
+        user_id: guest.userId,
+        linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
+        ...tokens,
+      },
+      client,
     };
   }
 }

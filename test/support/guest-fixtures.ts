@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ChatPlatformAppsRepository } from '../../src/directory/chat-platform-apps.repository';
 import { ClientsRepository } from '../../src/directory/clients.repository';
 import { TenantsRepository } from '../../src/directory/tenants.repository';
@@ -85,3 +86,28 @@ export async function emailProof(w: GuestWorld, client: GuestClient, email: stri
   const code = await w.t.smtp.waitForCode(email, { after });
   return (await client.verifyEmail(email, code)).proof_id;
 }
+
+/** A guest of `acme`'s `cli_game` made with a raw request in a fresh browser flow: its token set. */
+export async function rawGuest(
+  w: GuestWorld,
+): Promise<{ refresh: string; access: string; sessionId: string; userId: string }> {
+  const res = await w.t
+    .auth()
+    .post('/t/acme/guest')
+    .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
+    .expect(201);
+  return {
+    refresh: res.body.refresh_token,
+    access: res.body.access_token,
+    sessionId: res.body.session_id,
+    userId: res.body.user_id,
+  };
+}
+
+/** `POST /t/acme/token` with a refresh token of `cli_game`, form-encoded as RFC 6749 has it. */
+export const refreshGrant = (w: GuestWorld, token: string) =>
+  w.t
+    .auth()
+    .post('/t/acme/token')
+    .type('form')
+    .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });

@@ -1,35 +1,14 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ConfigError, loadConfig } from '../../src/config/config';
+import {
+  CONFIG_SECRET_VALUE as SECRET_VALUE,
+  configProblems as problemsOf,
+  localConfigEnv as env,
+} from '../support/config-env';
 
 const rsa = { kty: 'RSA', alg: 'RS256', kid: 'r1', n: 'x', e: 'AQAB', d: 'y' };
 const ec = { kty: 'EC', crv: 'P-256', alg: 'ES256', kid: 'e1', x: 'x', y: 'y', d: 'z' };
-const SECRET_VALUE = 'a-very-secret-value-that-must-never-be-printed-123456';
-
-function env(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return {
-    AUTH_ORIGIN: 'http://localhost:3000',
-    CONSOLE_ORIGIN: 'http://127.0.0.1:3000',
-    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    CONSOLE_CLIENT_ID: 'cli_console',
-    CONSOLE_CLIENT_SECRET: SECRET_VALUE,
-    CONSOLE_SESSION_KEY: Buffer.alloc(32, 7).toString('base64url'),
-    PRIVACY_KEY: Buffer.alloc(32, 9).toString('base64url'),
-    SIGNING_KEYS: JSON.stringify({ keys: [rsa, ec] }),
-    ...overrides,
-  };
-}
-
-function problemsOf(e: Record<string, string | undefined>): string[] {
-  try {
-    loadConfig(e);
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.problems];
-    throw err;
-  }
-  return [];
-}
 
 describe('configuration (contract section 1)', () => {
   it('accepts a complete environment with spec defaults', () => {

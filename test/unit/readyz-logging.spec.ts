@@ -1,49 +1,23 @@
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import type { AppConfig } from '../../src/config/config';
 import { PROBE_PATHS } from '../../src/http/host-routing';
-import { httpLogging } from '../../src/platform/logging/logging';
+import { startLoggedApp, type LoggedApp } from '../support/logged-app';
 
 /**
  * Issue 22, point 6: `/readyz` reads PostgreSQL and Redis unauthenticated, so it is logged (a 2xx at
  * debug, a 503 as an error); `/healthz` does no I/O and stays quiet.
  */
 describe('request logging of the probes', () => {
-  const lines: Array<Record<string, unknown>> = [];
-  let server: Server;
-  let port: number;
+  let app: LoggedApp;
   let ready = true;
   beforeAll(async () => {
-    const logging = httpLogging({ logLevel: 'debug' } as AppConfig, {
-      unloggedPaths: PROBE_PATHS,
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    app = await startLoggedApp('debug', PROBE_PATHS, (a) => {
+      a.get('/readyz', (_req, res) => void res.status(ready ? 200 : 503).json({}));
+      a.get('/healthz', (_req, res) => void res.json({}));
     });
-    const app = express();
-    app.use(logging.middleware);
-    app.get('/readyz', (_req, res) => void res.status(ready ? 200 : 503).json({}));
-    app.get('/healthz', (_req, res) => void res.json({}));
-    server = app.listen(0);
-    await new Promise((r) => server.once('listening', r));
-    port = (server.address() as AddressInfo).port;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => app.close());
 
-  const get = (path: string, id: string) =>
-    new Promise<void>((resolve) => {
-      httpRequest({ port, path, headers: { 'x-request-id': id } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      }).end();
-    });
-  const linesOf = async (id: string) => {
-    for (let i = 0; i < 50 && !lines.some((l) => (l.req as { id?: string } | undefined)?.id === id); i++)
-      await new Promise((r) => setTimeout(r, 10));
-    return lines.filter((l) => (l.req as { id?: string } | undefined)?.id === id);
-  };
+  const get = (path: string, id: string) => app.get(path, id);
+  const linesOf = (id: string) => app.linesOf(id);
 
   it('logs a ready /readyz once, at debug', async () => {
     ready = true;

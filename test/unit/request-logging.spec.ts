@@ -1,49 +1,20 @@
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import type { AppConfig } from '../../src/config/config';
-import { httpLogging } from '../../src/platform/logging/logging';
+import { startLoggedApp, type LoggedApp } from '../support/logged-app';
 
 /** One line per request, at a level that says how it ended. */
 describe('request logging', () => {
-  const lines: Array<Record<string, unknown>> = [];
-  let server: Server;
-  let port: number;
+  let app: LoggedApp;
   beforeAll(async () => {
-    const logging = httpLogging({ logLevel: 'info' } as AppConfig, {
-      unloggedPaths: new Set(['/healthz']),
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    app = await startLoggedApp('info', new Set(['/healthz']), (a) => {
+      a.get('/ok', (_req, res) => void res.json({}));
+      a.get('/boom', (_req, res) => void res.status(500).json({}));
+      a.get('/hang', () => undefined);
+      a.get('/healthz', (_req, res) => void res.json({}));
     });
-    const app = express();
-    app.use(logging.middleware);
-    app.get('/ok', (_req, res) => void res.json({}));
-    app.get('/boom', (_req, res) => void res.status(500).json({}));
-    app.get('/hang', () => undefined);
-    app.get('/healthz', (_req, res) => void res.json({}));
-    server = app.listen(0);
-    await new Promise((r) => server.once('listening', r));
-    port = (server.address() as AddressInfo).port;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => app.close());
 
-  const get = (path: string, id: string, abortAfterMs?: number) =>
-    new Promise<void>((resolve) => {
-      const req = httpRequest({ port, path, headers: { 'x-request-id': id } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', () => resolve());
-      if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
-      req.end();
-    });
-  const lineOf = async (id: string) => {
-    for (let i = 0; i < 50 && !lines.some((l) => (l.req as { id?: string } | undefined)?.id === id); i++)
-      await new Promise((r) => setTimeout(r, 10));
-    return lines.filter((l) => (l.req as { id?: string } | undefined)?.id === id);
-  };
+  const get = (path: string, id: string, abortAfterMs?: number) => app.get(path, id, abortAfterMs);
+  const lineOf = (id: string) => app.linesOf(id);
 
   it.each([
     ['/ok?code=123456', 'id-ok', 30, 'request completed', 200],

@@ -1,34 +1,16 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { createHmac } from 'node:crypto';
+import {
+  rawGuest as guest,
+  refreshGrant as refresh,
+  startGuestWorld,
+  type GuestWorld,
+} from '../../support/guest-fixtures';
 
 /**
  * Contract 13: ordinary play (two tabs, retries after a lost answer, months of daily play) never
  * costs a player the session: idempotent rotation within the reuse interval, sliding sessions
  * whose row and live record agree, and refresh tokens nobody can make from configuration.
  */
-const flowId = (): string => `flw_${randomBytes(18).toString('base64url')}`;
-
-async function guest(w: GuestWorld): Promise<{ refresh: string; access: string; sessionId: string; userId: string }> {
-  const res = await w.t
-    .auth()
-    .post('/t/acme/guest')
-    .send({ client_id: 'cli_game', browser_flow_id: flowId() })
-    .expect(201);
-  return {
-    refresh: res.body.refresh_token,
-    access: res.body.access_token,
-    sessionId: res.body.session_id,
-    userId: res.body.user_id,
-  };
-}
-
-const refresh = (w: GuestWorld, token: string) =>
-  w.t
-    .auth()
-    .post('/t/acme/token')
-    .type('form')
-    .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The session's end in PostgreSQL and in Redis, in ms since the epoch. */

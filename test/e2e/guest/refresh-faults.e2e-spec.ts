@@ -1,7 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import Redis from 'ioredis';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import {
+  rawGuest as guest,
+  refreshGrant as refresh,
+  startGuestWorld,
+  type GuestWorld,
+} from '../../support/guest-fixtures';
 import { PrivateRedis } from '../../support/private-redis';
 import { freePort } from '../../support/test-app';
 
@@ -11,26 +15,10 @@ import { freePort } from '../../support/test-app';
  * stalled, or whose answer was lost with its connection) and the retry falls under the reuse rule.
  * ioredis must not resend a rotation after a reconnect.
  */
-const refresh = (w: GuestWorld, token: string) =>
-  w.t
-    .auth()
-    .post('/t/acme/token')
-    .type('form')
-    .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });
-
 /** Another guest's refresh first, so Redis knows the scripts and runs the next call by its hash. */
 async function warmGuest(w: GuestWorld): Promise<{ refresh: string; sessionId: string }> {
   await refresh(w, (await guest(w)).refresh).expect(200);
   return guest(w);
-}
-
-async function guest(w: GuestWorld): Promise<{ refresh: string; sessionId: string }> {
-  const res = await w.t
-    .auth()
-    .post('/t/acme/guest')
-    .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
-    .expect(201);
-  return { refresh: res.body.refresh_token, sessionId: res.body.session_id };
 }
 
 /** Retries while the service answers 503 (its Redis connection coming back), as the SDK does. */
