@@ -44,6 +44,16 @@ export interface Issued<T> {
   readonly client: ClientEntity;
 }
 
+/**
+ * How a customer session began. Only guest creation starts a guest's session; sign-in and upgrade
+ * start a full account's. The origin is also the `grant` label of the tokens-issued metric.
+ */
+export type SessionOrigin = 'guest' | 'sign_in' | 'upgrade';
+const STARTS_GUEST_SESSION: Readonly<Record<SessionOrigin, boolean>> = { guest: true, sign_in: false, upgrade: false };
+
+/** The grants a token set is issued by: a session's start, or a refresh of it. */
+type IssuingGrant = SessionOrigin | 'refresh_token';
+
 interface SessionClaims {
   readonly userId: string;
   readonly sessionId: string;
@@ -73,52 +83,45 @@ export class CustomerSessions {
   }
 
   /**
-   * The durable session row is written inside the caller's transaction when there is one, then
-   * the live session in Redis; a failure of either issues nothing.
+   * The durable row of a new session, written inside the caller's transaction. Nothing is live yet:
+   * `activate` makes it so after the commit, so no row lock is held while Redis answers or a token
+   * is signed. A row whose activation then fails is of no use to anyone and expires with its TTL.
    */
-  async start(
-    client: ClientEntity,
-    userId: string,
-    grant: string,
-    m: EntityManager = this.db.manager,
-  ): Promise<CustomerTokenSet> {
+  async record(client: ClientEntity, userId: string, m: EntityManager = this.db.manager): Promise<string> {
     const sessionId = this.sessions.newSessionId();
     await this.records.record(
       { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
       this.ttlFor(client),
       m,
     );
-    return this.activate(client, userId, sessionId, grant);
+    return sessionId;
   }
 
   /**
-   * The live session in Redis and its tokens, for a session whose row is already written. The
-   * tokens are signed while the session is written: the signatures wait on the thread pool and
-   * the write on Redis, and a failed write discards tokens nobody has seen.
+   * The live session in Redis and its tokens, for a session whose row is committed. The tokens
+   * are signed while the session is written, and a failed write discards tokens nobody has seen.
    */
-  async activate(client: ClientEntity, userId: string, sessionId: string, grant: string): Promise<CustomerTokenSet> {
+  async activate(
+    client: ClientEntity,
+    userId: string,
+    sessionId: string,
+    origin: SessionOrigin,
+  ): Promise<CustomerTokenSet> {
     const scope = grantedScope(client);
-    // Only guest creation starts a guest's session: sign-in and upgrade start a full account's.
-    const guest = grant === 'guest';
-    const session = { userId, sessionId, scope, guest };
+    const session = { userId, sessionId, scope, guest: STARTS_GUEST_SESSION[origin] };
     const [created, signed] = await Promise.all([
       this.sessions.create(
-        { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest },
+        { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest: session.guest },
         this.ttlFor(client),
       ),
       this.sign(client, session),
     ]);
     if (!created.created) throw new DependencyUnavailableError('redis');
-    return this.assemble(session, signed, created.refreshToken, grant);
+    return this.assemble(session, signed, created.refreshToken, origin);
   }
 
-  async tokenSet(
-    client: ClientEntity,
-    session: SessionClaims,
-    refreshToken: string,
-    grant: string,
-  ): Promise<CustomerTokenSet> {
-    return this.assemble(session, await this.sign(client, session), refreshToken, grant);
+  async tokenSet(client: ClientEntity, session: SessionClaims, refreshToken: string): Promise<CustomerTokenSet> {
+    return this.assemble(session, await this.sign(client, session), refreshToken, 'refresh_token');
   }
 
   /** The access token, and the ID token when the scope holds `openid`, signed concurrently. */
@@ -137,7 +140,7 @@ export class CustomerSessions {
     session: SessionClaims,
     { access, idToken }: SignedTokens,
     refreshToken: string,
-    grant: string,
+    grant: IssuingGrant,
   ): CustomerTokenSet {
     const { sessionId, scope } = session;
     this.metrics.tokensIssued.inc({ realm: 'customer', grant });

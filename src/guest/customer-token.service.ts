@@ -79,7 +79,6 @@ export class CustomerTokenService {
       client,
       { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
       rotated.refreshToken,
-      'refresh_token',
     );
     return { answer, client };
   }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../platform/crypto/ids';
-import { AuditEventEntity } from '../platform/database/entities/audit-event.entity';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { UserEntity } from '../platform/database/entities/user.entity';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
@@ -12,7 +11,7 @@ export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
 
 /**
  * The persistence of guest accounts: guest users, the credential move of an upgrade (spec 4.3
- * rule 6) and its audit row. The only place that writes these rows with row locks.
+ * rule 6). The only place that writes these rows with row locks.
  */
 @Injectable()
 export class GuestAccountsRepository {
@@ -125,12 +124,5 @@ export class GuestAccountsRepository {
     ]);
     await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
     return 'moved';
-  }
-
-  async audit(
-    m: EntityManager,
-    event: { type: string; tenantId: string; subject: string; data: Record<string, string | number | boolean | null> },
-  ): Promise<void> {
-    await m.insert(AuditEventEntity, event);
   }
 }

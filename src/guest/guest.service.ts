@@ -153,10 +153,11 @@ export class GuestService {
       cookieHash: flow.cookieHash,
     });
     if (!proof) throw new AppError('invalid_proof');
-    const tokens = await this.accounts.transaction(async (m) => {
+    const sessionId = await this.accounts.transaction(async (m) => {
       if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');
-      return this.sessions.start(client, proof.userId, 'sign_in', m);
+      return this.sessions.record(client, proof.userId, m);
     });
+    const tokens = await this.sessions.activate(client, proof.userId, sessionId, 'sign_in');
     return { answer: { user_id: proof.userId, ...tokens }, client };
   }
 }

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
@@ -14,6 +16,13 @@ export type UpgradeResponse = {
   user_id: string;
   linked_identity: { provider: 'email' | 'chat_platform'; provider_subject: string; email: string | null };
 } & CustomerTokenSet;
+
+/** What the upgrade's transaction committed. */
+interface Attached {
+  readonly client: ClientEntity;
+  readonly replacementSessionId: string;
+  readonly linkedIdentity: UpgradeResponse['linked_identity'];
+}
 
 /**
  * Guest upgrade (spec 4.3 rules 1–8, spec 3, spec 6). Every failed check of the intent or the
@@ -33,6 +42,7 @@ export class UpgradeService {
     private readonly sessions: SessionStore,
     private readonly sessionRecords: SessionRecordsRepository,
     private readonly limiter: RateLimiter,
+    private readonly audit: AuditTrail,
   ) {}
 
   async upgrade(
@@ -50,29 +60,39 @@ export class UpgradeService {
     // The session must be live now, not only when the bearer was checked (spec 4.3 rule 2). The
     // mark also tells the refresh grant to ask PostgreSQL about this session from here on.
     if (!(await this.sessions.markUpgrade(guest.sessionId, guest))) throw new AppError('invalid_proof');
-    const result = await this.attach(ctx, guest, proofId).catch(async (err: unknown) => {
+    const attached = await this.attach(ctx, guest, proofId).catch(async (err: unknown) => {
       // A refusal rolled everything back: the session is an ordinary guest session again. After a
       // dependency failure the commit may or may not have happened, so the mark stays.
       if (err instanceof AppError && !(err instanceof DependencyUnavailableError))
         await this.sessions.unmarkUpgrade(guest.sessionId).catch(() => undefined);
       throw err;
     });
-    // Spec 4.3 rule 4: the previous session is revoked. The move has committed with the session
-    // row marked revoked, so should Redis fail here the refresh grant still refuses the old
-    // session (it carries the upgrade mark); the answer is 503 and the player signs in again.
-    await this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
-      throw new DependencyUnavailableError('redis', err);
-    });
-    this.logger.log({ tenant: ctx.tenantId, provider: result.answer.linked_identity.provider }, 'guest upgraded');
-    return result;
+    // After the commit: the old session leaves Redis and the replacement becomes live. Spec 4.3
+    // rule 4: the old session's row is already revoked and it carries the upgrade mark, so should
+    // Redis fail here the refresh grant still refuses it (it asks PostgreSQL); the answer is 503,
+    // the replacement's tokens are never seen, and the player signs in to the upgraded account.
+    const [, tokens] = await Promise.all([
+      this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
+        throw new DependencyUnavailableError('redis', err);
+      }),
+      this.customerSessions.activate(attached.client, guest.userId, attached.replacementSessionId, 'upgrade'),
+    ]);
+    this.logger.log({ tenant: ctx.tenantId, provider: attached.linkedIdentity.provider }, 'guest upgraded');
+    return {
+      answer: { user_id: guest.userId, linked_identity: attached.linkedIdentity, ...tokens },
+      client: attached.client,
+    };
   }
 
-  /** Rules 2–7 and the audit row (spec 6), all committed in one transaction or not at all. */
+  /**
+   * Rules 2–7 and the audit row (spec 6), all committed in one transaction or not at all. Only rows
+   * are written inside it: Redis and the signatures wait until it has committed (`upgrade`).
+   */
   private async attach(
     ctx: GuestRequestContext,
     guest: { userId: string; sessionId: string; clientId: string },
     proofId: string,
-  ): Promise<Issued<UpgradeResponse>> {
+  ): Promise<Attached> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
     // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
@@ -90,8 +110,8 @@ export class UpgradeService {
     if (proof.provider === 'email' && !proof.emailVerified) throw new AppError('invalid_proof');
 
     // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
-    // replacement session and the audit row in one transaction.
-    const tokens = await this.accounts
+    // replacement session's row and the audit row in one transaction.
+    const replacementSessionId = await this.accounts
       .transaction(async (m) => {
         const outcome = await this.accounts.moveIdentity(m, {
           tenantId: ctx.tenantId,
@@ -107,18 +127,21 @@ export class UpgradeService {
         if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
         if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
           throw new AppError('invalid_proof');
-        const replacement = await this.customerSessions.start(client, guest.userId, 'upgrade', m);
-        await this.accounts.audit(m, {
-          type: 'guest.upgraded',
-          tenantId: ctx.tenantId,
-          subject: guest.userId,
-          data: {
-            old_session_id: guest.sessionId,
-            new_session_id: replacement.session_id,
-            provider: proof.provider,
-            client_id: client.id,
+        const replacement = await this.customerSessions.record(client, guest.userId, m);
+        await this.audit.record(
+          {
+            type: 'guest.upgraded',
+            tenantId: ctx.tenantId,
+            subject: guest.userId,
+            data: {
+              old_session_id: guest.sessionId,
+              new_session_id: replacement,
+              provider: proof.provider,
+              client_id: client.id,
+            },
           },
-        });
+          m,
+        );
         return replacement;
       })
       .catch(async (err: unknown) => {
@@ -127,12 +150,9 @@ export class UpgradeService {
         throw err;
       });
     return {
-      answer: {
-        user_id: guest.userId,
-        linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
-        ...tokens,
-      },
       client,
+      replacementSessionId,
+      linkedIdentity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
     };
   }
 }

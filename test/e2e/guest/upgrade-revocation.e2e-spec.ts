@@ -100,6 +100,13 @@ describe('guest upgrade whose revocation fails after the commit', () => {
       created.user_id,
     ]);
     expect(audit.rows).toEqual([{ data: expect.objectContaining({ old_session_id: created.session_id }) }]);
+    // The replacement's row committed with the move, but it became live only after the commit,
+    // in the Redis that refused: it was never activated, and its tokens were never answered.
+    const replacement = (audit.rows[0] as { data: { new_session_id: string } }).data.new_session_id;
+    expect((await w.t.pg.query(`SELECT user_id FROM sessions WHERE id = $1`, [replacement])).rows).toEqual([
+      { user_id: created.user_id },
+    ]);
+    expect(await w.t.redis.exists(`s:{${replacement}}`)).toBe(0);
     const old = await w.t.pg.query(`SELECT revoked_at FROM sessions WHERE id = $1`, [created.session_id]);
     expect(old.rows[0].revoked_at).toBeInstanceOf(Date);
     // Redis still holds the old session (its revocation failed), yet it can never be refreshed.
