@@ -63,6 +63,11 @@ export interface AppConfig {
     controlPlaneSession: number;
   }>;
   readonly rateLimits: RateLimitConfig;
+  /**
+   * Milliseconds a client row (and a tenant's web origins) read from PostgreSQL is trusted: a
+   * disabled client stops working within this. CLIENT_CACHE_TTL_MS may shorten it, never lengthen it.
+   */
+  readonly clientCacheTtlMs: number;
   readonly mail: MailConfig;
   readonly chatPlatform: Readonly<{ authorizeUrl: string; apiBase: string }>;
   readonly logLevel: string;
@@ -606,6 +611,7 @@ export function loadConfig(env: Env): AppConfig {
       emailSendFlow: r.budget('RATE_LIMIT_EMAIL_SEND_FLOW'),
       emailSendAddress: r.budget('RATE_LIMIT_EMAIL_SEND_ADDRESS'),
     },
+    clientCacheTtlMs: r.int('CLIENT_CACHE_TTL_MS', 5_000, 100, 5_000),
     mail: parseMail(r, nodeEnv),
     chatPlatform,
     logLevel: r.raw('LOG_LEVEL') ?? 'info',

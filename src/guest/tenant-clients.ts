@@ -1,13 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ClientsRepository } from '../directory/clients.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { KnownTenants, ReloadedOnMiss } from './known-tenants';
-
-/** How long guest creation trusts a client row before reading it again (as for console client rows). */
-const RECENT_CLIENT_TTL_MS = 5_000;
 
 /** A tenant's enabled browser and native client ids, and whether the tenant was active, as last loaded. */
 interface TenantClientIds {
@@ -20,8 +18,11 @@ const NO_CLIENTS: TenantClientIds = { tenantActive: false, ids: new Set() };
 /** Spec 4.3 rule 1: an enabled browser or native client of an active customer tenant. */
 @Injectable()
 export class TenantClients {
-  /** Only clients that resolved are kept, so random ids cannot flush the cache. */
-  private readonly recent = new LRUCache<string, ClientEntity>({ max: 1_000, ttl: RECENT_CLIENT_TTL_MS });
+  /**
+   * Only clients that resolved are kept, so random ids cannot flush the cache; guest creation
+   * trusts a row for CLIENT_CACHE_TTL_MS before reading it again, as for console client rows.
+   */
+  private readonly recent: LRUCache<string, ClientEntity>;
   /** Unknown tenant ids are answered without a PostgreSQL read of their own (issue 22, point 6). */
   private readonly known: KnownTenants;
   /**
@@ -35,7 +36,9 @@ export class TenantClients {
   constructor(
     private readonly tenants: TenantsRepository,
     private readonly clients: ClientsRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.recent = new LRUCache({ max: 1_000, ttl: config.clientCacheTtlMs });
     this.known = new KnownTenants(() => this.tenants.activeCustomerIds());
   }
 

@@ -1,11 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ClientsRepository } from '../directory/clients.repository';
 import { webOriginsOf } from '../directory/web-origins';
 import { TenantClients } from './tenant-clients';
-
-/** How long a tenant's web origins read from PostgreSQL are trusted, as for client rows. */
-const WEB_ORIGINS_TTL_MS = 5_000;
 
 interface TenantOrigins {
   /** Web origins of each enabled browser client. */
@@ -20,18 +18,21 @@ const NONE: TenantOrigins = { byClient: new Map(), any: new Set() };
  * The web origins of the enabled browser clients of an active customer tenant (contract section
  * 11), read in one query and cached for a few seconds so CORS costs no database round trip on the
  * hot path; a disabled client or a deactivated tenant stops answering CORS within
- * WEB_ORIGINS_TTL_MS. Only active tenants are cached, so random tenant ids cannot flush the
+ * CLIENT_CACHE_TTL_MS, as for client rows. Only active tenants are cached, so random tenant ids cannot flush the
  * cache, and those ids are answered from the known-tenant set without a query of their own. A
  * database failure on a miss propagates (503).
  */
 @Injectable()
 export class TenantWebOrigins {
-  private readonly tenants = new LRUCache<string, TenantOrigins>({ max: 1_000, ttl: WEB_ORIGINS_TTL_MS });
+  private readonly tenants: LRUCache<string, TenantOrigins>;
 
   constructor(
     private readonly clients: ClientsRepository,
     private readonly tenantClients: TenantClients,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.tenants = new LRUCache({ max: 1_000, ttl: config.clientCacheTtlMs });
+  }
 
   /** Whether `origin` is a web origin of the named enabled browser client of the active tenant. */
   async isWebOriginOfClient(tenantId: string, clientId: string, origin: string): Promise<boolean> {

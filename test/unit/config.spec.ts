@@ -78,6 +78,14 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  it('trusts cached client rows 5 s by default; CLIENT_CACHE_TTL_MS may shorten that, never lengthen it', () => {
+    expect(loadConfig(env()).clientCacheTtlMs).toBe(5_000);
+    expect(loadConfig(env({ CLIENT_CACHE_TTL_MS: '300' })).clientCacheTtlMs).toBe(300);
+    expect(problemsOf(env({ CLIENT_CACHE_TTL_MS: '5001' }))).toEqual([
+      'CLIENT_CACHE_TTL_MS: must be an integer from 100 to 5000',
+    ]);
+  });
+
   it('listens on every interface unless HOST names an address (an IP)', () => {
     expect(loadConfig(env({})).host).toBeNull();
     expect(loadConfig(env({ HOST: '127.0.0.1' })).host).toBe('127.0.0.1');

@@ -1,4 +1,5 @@
 import { CONSOLE_COOKIE, consoleSignIn, setCookieLine, type ConsoleSession } from '../../support/console-flow';
+import { eventually } from '../../support/eventually';
 import { PrivateRedis } from '../../support/private-redis';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
@@ -43,13 +44,10 @@ describe('console BFF with Redis unavailable', () => {
       redis.resume();
     }
     // The reconnect backoff is capped at one second.
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await t.console().get('/api/auth/current').set('Cookie', s.cookie)).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(status).toBe(200);
+    await eventually(
+      async () => (await t.console().get('/api/auth/current').set('Cookie', s.cookie)).status === 200,
+      10_000,
+    );
     await t.console().get('/api/management/tenants').set('Cookie', s.cookie).expect(200);
   });
 

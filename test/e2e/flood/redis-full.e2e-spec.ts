@@ -4,6 +4,7 @@ import { createApp } from '../../../src/app.setup';
 import { loadConfig } from '../../../src/config/config';
 import { ControlPlaneSeedService } from '../../../src/directory/control-plane-seed.service';
 import { createSuiteDatabase, dropSuiteDatabase } from '../../support/database';
+import { eventually } from '../../support/eventually';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { emailPost, startFlow, authorizeQuery, pkcePair } from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
@@ -136,7 +137,15 @@ describe('a Redis that refuses work: full (noeviction) or busy', () => {
     await admin.config('SET', 'busy-reply-threshold', '50');
     const looper = new Redis(redis.url);
     const busy = looper.eval('local i = 0 while true do i = i + 1 end', 0).catch((err: Error) => err.message);
-    await new Promise((r) => setTimeout(r, 200));
+    // Busy once Redis answers other connections BUSY (past busy-reply-threshold).
+    await eventually(
+      () =>
+        admin.ping().then(
+          () => false,
+          (err: Error) => err.message.startsWith('BUSY'),
+        ),
+      5_000,
+    );
     for (const send of [guest, authorize, tenantSignIn]) {
       const res = await send();
       expect(res.status).toBe(503);

@@ -1,5 +1,6 @@
 import { confirmCode, emailPost, startFlow } from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
+import { untilRequestLogged } from '../../support/request-log';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
 const codeOf = (text: string): string => /\b(\d{6})\b/.exec(text)?.[1] as string;
@@ -32,20 +33,18 @@ describe('email codes and their mail', () => {
     expect(refused.status).toBe(202);
     expect(await t.redis.exists(`cc:{${refusedFlow.flowId}}`, `cc:{${refusedFlow.flowId}}:unsent`)).toBe(0);
     expect(await t.redis.exists(`cc:{${deliveredFlow.flowId}}`)).toBe(1);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilRequestLogged(lines, refused.headers['x-request-id'] as string);
     expect(lines.join('')).not.toContain('no-such-mailbox');
   });
 
   it('answers 503 when the server refuses for now, keeps no code and logs no address', async () => {
     const flow = await startFlow(t);
     t.smtp.setFailing(true);
-    try {
-      await emailPost(t, 'start', flow, { email: 'temporarily-away@studio.example' }).expect(503);
-    } finally {
-      t.smtp.setFailing(false);
-    }
+    const refused = await Promise.resolve(
+      emailPost(t, 'start', flow, { email: 'temporarily-away@studio.example' }).expect(503),
+    ).finally(() => t.smtp.setFailing(false));
     expect(await t.redis.exists(`cc:{${flow.flowId}}`, `cc:{${flow.flowId}}:unsent`)).toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
+    await untilRequestLogged(lines, refused.headers['x-request-id'] as string);
     expect(lines.join('')).not.toContain('temporarily-away');
   });
 });

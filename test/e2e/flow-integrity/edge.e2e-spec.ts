@@ -1,4 +1,5 @@
 import { consoleSignIn } from '../../support/console-flow';
+import { loggedRequests, untilRequestLogged } from '../../support/request-log';
 import { startFlow, tokenRequest } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
@@ -16,15 +17,6 @@ describe('edge conventions', () => {
   afterAll(async () => {
     await t.close();
   });
-
-  const loggedRequests = (id: string): Array<{ statusCode: number }> =>
-    lines
-      .join('')
-      .split('\n')
-      .filter((l) => l.includes(id))
-      .map((l) => JSON.parse(l) as { req?: { id?: string }; res?: { statusCode: number } })
-      .filter((l) => l.req?.id === id && l.res)
-      .map((l) => ({ statusCode: l.res?.statusCode as number }));
 
   describe('requests refused before routing carry X-Request-Id and are logged exactly once', () => {
     const cases: Array<[string, (id: string) => Promise<{ status: number; headers: Record<string, string> }>, number]> =
@@ -68,8 +60,8 @@ describe('edge conventions', () => {
       const res = await send(id);
       expect(res.status).toBe(status);
       expect(res.headers['x-request-id']).toBe(id);
-      await new Promise((r) => setTimeout(r, 50));
-      expect(loggedRequests(id)).toEqual([{ statusCode: status }]);
+      await untilRequestLogged(lines, id);
+      expect(loggedRequests(lines, id)).toEqual([{ statusCode: status }]);
     });
 
     it('mints an id for a refused request that brings none', async () => {

@@ -6,6 +6,7 @@ import {
   startFlow,
   tokenRequest,
 } from '../../support/management-flow';
+import { untilRequestLogged } from '../../support/request-log';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
 /** Logs are structured JSON with request ids and never hold a token, code, secret or email address. */
@@ -51,6 +52,7 @@ describe('structured logs without secrets', () => {
     await t
       .auth()
       .get('/management-auth/authorize')
+      .set('X-Request-Id', 'last-request-1')
       .query({
         client_id: 'cli_console',
         redirect_uri: callbackUri(t),
@@ -58,7 +60,8 @@ describe('structured logs without secrets', () => {
         code_challenge: flow.pkce.challenge,
       });
 
-    await new Promise((r) => setTimeout(r, 100));
+    // Requests are answered in order here: once the last one is logged, every line is in.
+    await untilRequestLogged(lines, 'last-request-1');
     const all = lines.join('');
     const secrets = [
       email,
