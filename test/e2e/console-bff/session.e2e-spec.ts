@@ -8,6 +8,8 @@ import {
 } from '../../support/console-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
+// @redis-cluster console-sessions.store:del authorization-codes.store:CONSUME
+
 describe('console session: current, tampering, sign-out, upstream 401 (spec 2.2, 3, 4.1, 7)', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -6,6 +6,8 @@ import { authorizeQuery, pkcePair } from '../../support/management-flow';
 import { redisFootprint } from '../../support/redis-memory';
 import type { TestApp } from '../../support/test-app';
 
+// @redis-cluster rate-limiter:TAKE_ALL
+
 /**
  * Contract section 10: every anonymous endpoint that writes state has a per-network budget
  * checked before anything is written. A burst from one address ends in 429; other addresses and

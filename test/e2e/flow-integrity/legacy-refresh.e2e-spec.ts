@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
+// @redis-cluster session-store:ROTATE_LEGACY
+
 /**
  * Sessions written by the release before refresh-token generations (`<sid>.<secret>` tokens, a
  * stored sha256 of the secret) keep working across the deploy: the first refresh moves them to

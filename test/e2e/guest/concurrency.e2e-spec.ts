@@ -2,6 +2,8 @@ import type { GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { startTestApp } from '../../support/test-app';
 
+// @redis-cluster user-sessions:ADD
+
 /** Spec 4.3 rules 2 and 6 under concurrency: consumed once, attached at most once, no 500, no orphans. */
 describe('guest upgrade under concurrency', () => {
   let w: GuestWorld;

@@ -3,6 +3,8 @@ import { GuestApiError } from '../../../sdk/src/guest-client';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
+// @redis-cluster user-sessions:ADD rate-limiter:TAKE_ALL
+
 describe('POST /t/{tenantId}/guest', () => {
   let w: GuestWorld;
   beforeAll(async () => {

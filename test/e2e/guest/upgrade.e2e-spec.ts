@@ -2,6 +2,8 @@ import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
+// @redis-cluster flow-records.store:CONSUME_FOR_UPGRADE user-sessions:ADD
+
 const status = (p: Promise<unknown>): Promise<number | string> =>
   p.then(
     () => 200,

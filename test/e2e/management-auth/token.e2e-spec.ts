@@ -10,6 +10,8 @@ import {
 } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
+// @redis-cluster authorization-codes.store:CONSUME user-sessions:ADD
+
 describe('POST /management-auth/token', () => {
   let t: TestApp;
   beforeAll(async () => {

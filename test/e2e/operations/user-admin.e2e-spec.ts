@@ -13,6 +13,8 @@ import {
 } from '../../support/management-flow';
 import { SessionStore } from '../../../src/platform/session-store/session-store';
 
+// @redis-cluster user-sessions:DEACTIVATE
+
 /** Contract 12: developers and players administered by an operator, with immediate effect. */
 describe('user administration (contract 12)', () => {
   let w: GuestWorld;
