@@ -13,8 +13,8 @@ import {
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DependencyUnavailableError } from '../errors/app-error';
 
-/** The management scope the console asks for (spec 4.2 names `tenant:read`). */
-const CONSOLE_SCOPE = 'tenant:read';
+/** The management scopes the console asks for: it reads and changes tenants (contract 15). */
+const CONSOLE_SCOPE = 'tenant:read tenant:write';
 
 export interface TokenGrant {
   readonly accessToken: string;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
+import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
 
 /** A client row to write; web origins default to none. */
 export type NewClient = Omit<ClientEntity, 'createdAt' | 'webOrigins'> & { webOrigins?: string[] };
@@ -83,6 +84,45 @@ export class ClientsRepository {
 
   async upsert(client: NewClient): Promise<void> {
     await this.clients.upsert(client, ['id']);
+  }
+
+  /** Inserts the client with its audit rows, in one transaction (issue 22: no change without its row). */
+  async insertRecorded(client: NewClient, records: readonly AuditRecord[]): Promise<void> {
+    await this.clients.manager.transaction(async (m) => {
+      await m.insert(ClientEntity, client);
+      for (const record of records) await insertAuditRecord(m, record);
+    });
+  }
+
+  /**
+   * Changes a client of the tenant under a row lock, so concurrent changes of different fields
+   * never undo each other: `change` sees the row as it is now and returns the new settings and the
+   * audit rows, which commit with them; it may throw to refuse (nothing is written). Null when the
+   * tenant has no such client.
+   */
+  async updateRecorded(
+    tenantId: string,
+    id: string,
+    change: (current: ClientEntity) => { next: ClientEntity; records: readonly AuditRecord[] },
+  ): Promise<ClientEntity | null> {
+    return this.clients.manager.transaction(async (m) => {
+      const current = await m.findOne(ClientEntity, { where: { id, tenantId }, lock: { mode: 'pessimistic_write' } });
+      if (!current) return null;
+      const { next, records } = change(current);
+      await m.update(
+        ClientEntity,
+        { id, tenantId },
+        {
+          name: next.name,
+          enabled: next.enabled,
+          scopes: next.scopes,
+          redirectUris: next.redirectUris,
+          webOrigins: next.webOrigins,
+        },
+      );
+      for (const record of records) await insertAuditRecord(m, record);
+      return next;
+    });
   }
 
   async disable(tenantId: string, id: string): Promise<boolean> {

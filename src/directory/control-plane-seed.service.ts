@@ -5,7 +5,8 @@ import { ClientsRepository } from './clients.repository';
 import { clientSecretDigest, clientSecretMatches } from './client-secret';
 import { CONTROL_PLANE_TENANT_ID, TenantsRepository } from './tenants.repository';
 
-export const MANAGEMENT_SCOPES = ['tenant:read'] as const;
+/** Management scopes (contract 15): reads, and the console's changes of a tenant. */
+export const MANAGEMENT_SCOPES = ['tenant:read', 'tenant:write'] as const;
 
 /** The console's exact callback URI, the only redirect URI of the console client. */
 export function consoleCallbackUri(config: Pick<AppConfig, 'consoleOrigin'>): string {

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ClientsRepository } from '../directory/clients.repository';
 import { webOriginsOf } from '../directory/web-origins';
+import { ReloadedOnMiss } from './known-tenants';
 import { TenantClients } from './tenant-clients';
 
 interface TenantOrigins {
@@ -10,50 +11,65 @@ interface TenantOrigins {
   readonly byClient: ReadonlyMap<string, ReadonlySet<string>>;
   /** The union: a preflight names no client (contract section 11). */
   readonly any: ReadonlySet<string>;
+  /** performance.now() when read; a hit older than CLIENT_CACHE_TTL_MS is read again. */
+  readonly loadedAt: number;
 }
 
-const NONE: TenantOrigins = { byClient: new Map(), any: new Set() };
+const NONE: TenantOrigins = { byClient: new Map(), any: new Set(), loadedAt: Number.NEGATIVE_INFINITY };
 
 /**
  * The web origins of the enabled browser clients of an active customer tenant (contract section
- * 11), read in one query and cached for a few seconds so CORS costs no database round trip on the
- * hot path; a disabled client or a deactivated tenant stops answering CORS within
- * CLIENT_CACHE_TTL_MS, as for client rows. Only active tenants are cached, so random tenant ids cannot flush the
- * cache, and those ids are answered from the known-tenant set without a query of their own. A
- * database failure on a miss propagates (503).
+ * 11), read in one query and held in memory so CORS costs no database round trip on the hot path.
+ * - A hit is trusted for CLIENT_CACHE_TTL_MS, as client rows are: a disabled client or a
+ *   deactivated tenant stops answering CORS within that time.
+ * - A miss is exact (ReloadedOnMiss): it waits for a read that started after it was asked, so an
+ *   origin registered a moment ago (a client created in the console, contract 15, or by the CLI in
+ *   another process or on another instance) works at once. Random origins cost at most one read
+ *   per tenant every RELOAD_ON_MISS_MIN_MS, shared by every miss.
+ * Only active tenants get an entry, so random tenant ids cannot flush the map, and those ids are
+ * answered from the known-tenant set without a query of their own. A database failure on a miss
+ * propagates (503).
  */
 @Injectable()
 export class TenantWebOrigins {
-  private readonly tenants: LRUCache<string, TenantOrigins>;
+  private readonly tenants = new LRUCache<string, ReloadedOnMiss<TenantOrigins>>({ max: 1_000 });
+  private readonly ttlMs: number;
 
   constructor(
     private readonly clients: ClientsRepository,
     private readonly tenantClients: TenantClients,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.tenants = new LRUCache({ max: 1_000, ttl: config.clientCacheTtlMs });
+    this.ttlMs = config.clientCacheTtlMs;
   }
 
   /** Whether `origin` is a web origin of the named enabled browser client of the active tenant. */
   async isWebOriginOfClient(tenantId: string, clientId: string, origin: string): Promise<boolean> {
-    return (await this.of(tenantId)).byClient.get(clientId)?.has(origin) ?? false;
+    return this.holds(tenantId, (o) => o.byClient.get(clientId)?.has(origin) ?? false);
   }
 
   /** Whether `origin` is a web origin of any enabled browser client of the active tenant. */
   async isWebOriginOfTenant(tenantId: string, origin: string): Promise<boolean> {
-    return (await this.of(tenantId)).any.has(origin);
+    return this.holds(tenantId, (o) => o.any.has(origin));
   }
 
-  private async of(tenantId: string): Promise<TenantOrigins> {
-    const cached = this.tenants.get(tenantId);
-    if (cached) return cached;
-    // An unknown tenant costs no query of its own (issue 22, point 6): see KnownTenants.
-    if (!(await this.tenantClients.mayBeActiveTenant(tenantId))) return NONE;
+  private async holds(tenantId: string, has: (origins: TenantOrigins) => boolean): Promise<boolean> {
+    let origins = this.tenants.get(tenantId);
+    if (!origins) {
+      // An unknown tenant costs no query of its own (issue 22, point 6): see KnownTenants.
+      if (!(await this.tenantClients.mayBeActiveTenant(tenantId))) return false;
+      origins = new ReloadedOnMiss(() => this.load(tenantId), NONE);
+      this.tenants.set(tenantId, origins);
+    }
+    const fresh = (o: TenantOrigins): boolean => performance.now() - o.loadedAt < this.ttlMs;
+    return has(await origins.find((o) => fresh(o) && has(o)));
+  }
+
+  private async load(tenantId: string): Promise<TenantOrigins> {
+    const loadedAt = performance.now();
     const clients = await this.clients.browserClientsOfActiveTenant(tenantId);
-    if (clients === null) return NONE;
+    if (clients === null) return { ...NONE, loadedAt };
     const byClient = new Map(clients.map((c) => [c.id, new Set(webOriginsOf(c))] as const));
-    const origins: TenantOrigins = { byClient, any: new Set([...byClient.values()].flatMap((s) => [...s])) };
-    this.tenants.set(tenantId, origins);
-    return origins;
+    return { byClient, any: new Set([...byClient.values()].flatMap((s) => [...s])), loadedAt };
   }
 }

@@ -1,4 +1,13 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
@@ -6,46 +15,64 @@ import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import type { RequestWithPrincipal } from '../http/principal';
 import type { MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantEntity } from '../platform/database/entities/tenant.entity';
+import { roleMayTake, TENANT_ACTIONS, WRITE_SCOPE, type TenantAction } from './tenant-roles';
 
 export interface MemberTenantAccess {
   readonly tenant: TenantEntity;
   readonly role: MembershipRole;
+  /** The acting developer (control-plane user id), named in the audit rows of writes. */
+  readonly actorId: string;
 }
 
 interface RequestWithTenant extends RequestWithPrincipal {
   memberTenant?: MemberTenantAccess;
 }
 
+const TENANT_ACTION_KEY = 'svc:tenant-action';
+
 const forbidden = (): AppError => new AppError('forbidden', 'No access to this tenant.');
 
 /**
- * Tenant routes also need a current membership of that tenant (spec sections 1.3 and 5). Runs
- * after the global policy guard has proven the management bearer token. Reads only.
+ * Tenant routes need a current membership of that tenant (spec sections 1.3 and 5) whose role may
+ * take the route's action, and for a write the `tenant:write` scope (contract 15; the table is
+ * tenant-roles.ts). Runs after the global policy guard has proven the management bearer token.
+ * Reads only.
  * No membership, an unknown tenant, an inactive one and the control-plane realm all give the
  * same 403 `forbidden`, so the answer never reveals whether a tenant exists (contract section 5).
- * The membership is checked first: a non-member's request never even reads the tenant row.
+ * The membership is checked first: a non-member's request never even reads the tenant row. A
+ * member without the role or the scope gets a 403 that says so: they know the tenant already.
  */
 @Injectable()
 export class TenantMembershipGuard implements CanActivate {
   constructor(
+    private readonly reflector: Reflector,
     private readonly memberships: MembershipsRepository,
     private readonly tenants: TenantsRepository,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    const action = this.reflector.get<TenantAction | undefined>(TENANT_ACTION_KEY, context.getHandler());
     const req = context.switchToHttp().getRequest<RequestWithTenant>();
     const principal = req.principal;
-    if (principal?.kind !== 'management') throw new AppError('server_error');
+    if (principal?.kind !== 'management' || action === undefined) throw new AppError('server_error');
     const tenantId = req.params.id;
     if (typeof tenantId !== 'string' || !TENANT_ID_PATTERN.test(tenantId)) throw forbidden();
     const membership = await this.memberships.find(tenantId, principal.userId);
     if (!membership) throw forbidden();
     const tenant = await this.tenants.findActiveCustomer(tenantId);
     if (!tenant) throw forbidden();
-    req.memberTenant = { tenant, role: membership.role };
+    if (!roleMayTake(membership.role, action))
+      throw new AppError('forbidden', `The ${membership.role} role may not do this (${action}).`);
+    if (TENANT_ACTIONS[action].writes && !principal.scope.includes(WRITE_SCOPE))
+      throw new AppError('forbidden', `This change needs the ${WRITE_SCOPE} scope.`);
+    req.memberTenant = { tenant, role: membership.role, actorId: principal.userId };
     return true;
   }
 }
+
+/** Declares a tenant route's action (tenant-roles.ts) and puts it behind the membership guard. */
+export const ForTenantAction = (action: TenantAction): MethodDecorator =>
+  applyDecorators(SetMetadata(TENANT_ACTION_KEY, action), UseGuards(TenantMembershipGuard));
 
 /** The tenant the membership guard admitted the caller to. */
 export const MemberTenant = createParamDecorator((_: unknown, ctx: ExecutionContext): MemberTenantAccess => {

@@ -1,4 +1,4 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { UsePolicy } from '../http/policy.decorator';
 import {
@@ -7,13 +7,13 @@ import {
   type TenantListResponse,
   type TenantResponse,
 } from './management.dto';
-import { MemberTenant, TenantMembershipGuard, type MemberTenantAccess } from './tenant-membership.guard';
+import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
 import { TenantsService } from './tenants.service';
 
 /**
- * The management API (spec 4.2, contract section 5): read-only. Tenant creation and client
- * management are admin-CLI operations, never API operations, so no write route exists here.
- * Only management tokens of the control-plane realm pass the `bearer:management` policy;
+ * The management API's tenant views (spec 4.2, contract section 5). Tenant creation stays an
+ * admin-CLI operation; the console's changes of a tenant's clients, players and members have
+ * controllers of their own (contract 15). Only management tokens of the control-plane realm pass the `bearer:management` policy;
  * customer and guest tokens fail it with 401.
  */
 @Controller('management/tenants')
@@ -27,13 +27,13 @@ export class TenantsController {
   }
 
   @Get(':id')
-  @UseGuards(TenantMembershipGuard)
+  @ForTenantAction('tenant.read')
   get(@MemberTenant() access: MemberTenantAccess): TenantResponse {
     return toTenantResponse(access.tenant);
   }
 
   @Get(':id/clients')
-  @UseGuards(TenantMembershipGuard)
+  @ForTenantAction('client.list')
   clients(@MemberTenant() access: MemberTenantAccess): Promise<ClientListResponse> {
     return this.tenants.clientsOf(access.tenant.id);
   }

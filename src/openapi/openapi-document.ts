@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/config';
 import { CLIENT_ID_PATTERN, ID_PATTERN } from '../platform/crypto/ids';
+import { consoleManagementPaths, createClientOperation, type PathHelpers } from './console-management-paths';
 
 /**
  * The OpenAPI 3.1 description of every public endpoint (contract sections 2–6). Written by hand
@@ -33,6 +34,7 @@ const SAMPLES: Record<string, unknown> = {
   upgrade_proof_id: 'prf_VXBncmFkZVByb29mMQ',
   intent_id: 'lnk_TGlua2luZ0ludGVudDE',
   client_id: 'cli_web_game',
+  clientId: 'cli_web_game',
   browser_flow_id: 'flw_QnJvd3NlckZsb3dJZDE',
   flow_id: 'flw_Q29uc29sZUZsb3dJZDE',
   email: 'player@example.com',
@@ -504,6 +506,8 @@ const OPERATIONS: Record<string, readonly [operationId: string, tag: string]> = 
   'get /management/tenants': ['listTenants', 'management'],
   'get /management/tenants/{id}': ['getTenant', 'management'],
   'get /management/tenants/{id}/clients': ['listTenantClients', 'management'],
+  'post /management/tenants/{id}/clients': ['createTenantClient', 'management'],
+  'patch /management/tenants/{id}/clients/{clientId}': ['updateTenantClient', 'management'],
   'get /t/{tenantId}/.well-known/openid-configuration': ['getTenantDiscovery', 'customer-tokens'],
   'get /t/{tenantId}/.well-known/jwks.json': ['getTenantJwks', 'customer-tokens'],
   'post /t/{tenantId}/guest': ['createGuest', 'guests'],
@@ -568,6 +572,7 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
   const bearer = [{ managementBearer: [] }];
   const basic = [{ consoleClientBasic: [] }];
   const cookie = [{ consoleSession: [] }];
+  const helpers: PathHelpers = { op, body, ok, error, pick, param, str, int, obj, bearer };
   return {
     openapi: '3.1.0',
     info: {
@@ -767,7 +772,9 @@ export function openApiDocument(config: AppConfig): Record<string, unknown> {
           },
           { parameters: [param('id', 'path')] },
         ),
+        post: createClientOperation(helpers),
       },
+      ...consoleManagementPaths(helpers),
       ...guestPaths(op, body, pick, ok, none),
       '/': {
         get: op(

@@ -22,6 +22,8 @@ const EXPECTED = [
   'GET /management/tenants -> bearer:management, cache: no-store',
   'GET /management/tenants/:id -> bearer:management, cache: no-store',
   'GET /management/tenants/:id/clients -> bearer:management, cache: no-store',
+  'POST /management/tenants/:id/clients -> bearer:management, cache: no-store',
+  'PATCH /management/tenants/:id/clients/:clientId -> bearer:management, cache: no-store',
   'GET /openapi.json -> public, cache: public, max-age=300',
   'GET /readyz -> public, cache: no-store',
   'GET /t/control-plane/.well-known/jwks.json -> public, cache: public, max-age=300',

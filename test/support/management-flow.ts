@@ -42,13 +42,13 @@ export function authorizeQuery(
   return Object.fromEntries(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-export async function startFlow(t: TestApp): Promise<StartedFlow> {
+export async function startFlow(t: TestApp, extra: Record<string, string> = {}): Promise<StartedFlow> {
   const pkce = pkcePair();
   const state = randomBytes(16).toString('base64url');
   const res = await t
     .auth()
     .get('/management-auth/authorize')
-    .query(authorizeQuery(t, pkce, state))
+    .query(authorizeQuery(t, pkce, state, extra))
     .expect(200);
   const flowId = /data-flow-id="(flw_[A-Za-z0-9_-]+)"/.exec(res.text)?.[1];
   const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
@@ -94,9 +94,12 @@ export interface ManagementTokens {
   readonly token_type: string;
 }
 
+/** The scopes the console asks for (contract 15): reads and changes. */
+export const CONSOLE_SCOPES = 'tenant:read tenant:write';
+
 /** Full sign-in at the API: authorize, email code over SMTP, confirm, code exchange. */
-export async function signIn(t: TestApp, email: string): Promise<ManagementTokens> {
-  const flow = await startFlow(t);
+export async function signIn(t: TestApp, email: string, scope = 'tenant:read'): Promise<ManagementTokens> {
+  const flow = await startFlow(t, { scope });
   const code = await requestCode(t, flow, email);
   const authorizationCode = await confirmCode(t, flow, email, code);
   const res = await tokenRequest(t, {

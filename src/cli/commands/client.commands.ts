@@ -1,37 +1,23 @@
-import { isCustomerScope } from '../../directory/customer-scopes';
+import { checkClientSettings, withoutUserinfo, type ClientSettingField } from '../../directory/client-settings';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
-import { checkRedirectUri, checkWebOrigin, webOriginsOf, type CheckedUrl } from '../../directory/web-origins';
+import { checkRedirectUri, webOriginsOf } from '../../directory/web-origins';
 import { CLIENT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, list, optional, required, type AdminCommand } from '../admin-command';
 import { clientsRepository, customerTenant } from './directory-repositories';
 
-/** The checked URL, or an input error naming the option and the value (any userinfo masked). */
-function accepted(option: string, value: string, checked: CheckedUrl): string {
-  if ('problem' in checked)
-    throw new AdminInputError(`${option}: ${value.replace(/\/\/[^/?#]*@/, '//…@')} ${checked.problem}`);
-  return checked.url;
-}
+/** The option that gives each client setting. */
+const OPTION_OF: Record<ClientSettingField, string> = {
+  type: '--type',
+  scopes: '--scopes',
+  redirect_uris: '--redirect-uri',
+  web_origins: '--web-origins',
+};
 
-/**
- * `--web-origins "https://a.example https://b.example"`: unique http(s) origins, browser clients
- * only; https in production, loopback apart (issue 22, point 6).
- */
-function parseWebOrigins(value: string, type: string, production: boolean): string[] {
-  const given = value.split(' ').filter(Boolean);
-  if (given.length > 0 && type !== 'browser') throw new AdminInputError('--web-origins is for browser clients only');
-  return [...new Set(given.map((v) => accepted('--web-origins', v, checkWebOrigin(v, production))))];
-}
-
-/** `--redirect-uri URL` (repeatable): no fragment or userinfo ever, https in production (loopback apart). */
+/** `--redirect-uri URL`: no fragment or userinfo ever, https in production (loopback apart). */
 export function parseRedirectUri(value: string, production: boolean): string {
-  return accepted('--redirect-uri', value, checkRedirectUri(value, production));
-}
-
-function parseScopes(raw: string): string[] {
-  const scopes = raw.split(' ').filter(Boolean);
-  if (scopes.some((s) => !isCustomerScope(s)) || new Set(scopes).size !== scopes.length)
-    throw new AdminInputError('--scopes must be unique values of: openid profile email offline_access');
-  return scopes;
+  const checked = checkRedirectUri(value, production);
+  if ('problem' in checked) throw new AdminInputError(`--redirect-uri: ${withoutUserinfo(value)} ${checked.problem}`);
+  return checked.url;
 }
 
 export const CLIENT_COMMANDS: readonly AdminCommand[] = [
@@ -53,16 +39,20 @@ export const CLIENT_COMMANDS: readonly AdminCommand[] = [
       const tenant = required(v, 'tenant');
       const id = required(v, 'id');
       const name = required(v, 'name');
-      const type = required(v, 'type');
       if (!CLIENT_ID_PATTERN.test(id)) throw new AdminInputError(`--id must match ${CLIENT_ID_PATTERN.source}`);
-      if (type !== 'browser' && type !== 'native') throw new AdminInputError('--type must be browser or native');
-      const scopes = parseScopes(optional(v, 'scopes') ?? '');
-      const production = ctx.production();
-      const redirectUris = list(v, 'redirect-uri').map((u) => parseRedirectUri(u, production));
-      const webOrigins = parseWebOrigins(optional(v, 'web-origins') ?? '', type, production);
-      // A browser client without scopes or a redirect URI could never complete a flow.
-      if (type === 'browser' && (scopes.length === 0 || redirectUris.length === 0))
-        throw new AdminInputError('a browser client needs --scopes and at least one --redirect-uri');
+      // The same rules as the console's POST and PATCH of a client (src/directory/client-settings.ts).
+      const checked = checkClientSettings(
+        {
+          type: required(v, 'type'),
+          scopes: (optional(v, 'scopes') ?? '').split(' ').filter(Boolean),
+          redirectUris: list(v, 'redirect-uri'),
+          webOrigins: (optional(v, 'web-origins') ?? '').split(' ').filter(Boolean),
+        },
+        ctx.production(),
+      );
+      if ('problem' in checked)
+        throw new AdminInputError(`${OPTION_OF[checked.problem.field]}: ${checked.problem.message}`);
+      const { type, scopes, redirectUris, webOrigins } = checked.settings;
       await customerTenant(ctx, tenant);
       const clients = await clientsRepository(ctx);
       if (await clients.find(id)) throw new AdminInputError(`client ${id} already exists`);

@@ -7,6 +7,7 @@ import { SessionsMembershipsConsents1764000001000 } from '../../../migrations/17
 import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100-session-revoked-at';
 import { RetentionAndAudit1764000014000 } from '../../../migrations/1764000014000-retention-and-audit';
 import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
+import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   ClientWebOrigins1764000013000,
   RetentionAndAudit1764000014000,
   SlidingSessions1764000015000,
+  ConsoleWriteScope1764000016000,
 ];
 
 /**

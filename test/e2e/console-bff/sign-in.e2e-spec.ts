@@ -56,7 +56,7 @@ describe('console BFF sign-in: start and callback (spec 2.3, 3, 4.1; contract se
       client_id: 'cli_console',
       response_type: 'code',
       redirect_uri: `${t.consoleOrigin}/api/auth/callback`,
-      scope: 'tenant:read',
+      scope: 'tenant:read tenant:write',
       state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge_method: 'S256',

@@ -69,7 +69,7 @@ describe('GET /management-auth/authorize', () => {
   });
 
   it.each([
-    ['an unknown scope', { scope: 'tenant:write' }, 'invalid_scope'],
+    ['an unknown scope', { scope: 'tenant:admin' }, 'invalid_scope'],
     ['a repeated scope', { scope: 'tenant:read tenant:read' }, 'invalid_scope'],
     ['an empty scope', { scope: '' }, 'invalid_scope'],
     ['code_challenge_method plain', { code_challenge_method: 'plain' }, 'invalid_request'],

@@ -231,7 +231,7 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
       {
         argv: webOrigins('native', 'https://play.example'),
         status: 1,
-        says: invalid('--web-origins is for browser clients only'),
+        says: invalid('--web-origins: only browser clients have web origins'),
       },
     ],
   ],

@@ -1,0 +1,53 @@
+import { applyDecorators } from '@nestjs/common';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { webOriginsOf } from '../directory/web-origins';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
+import type { ClientListResponse } from './management.dto';
+
+const NOT_BLANK = /\S/;
+
+/** A client's name: 1–100 characters, not blank. */
+const ClientName = (): PropertyDecorator =>
+  applyDecorators(IsString(), MaxLength(100), Matches(NOT_BLANK, { message: 'name must not be blank' }));
+
+/** A list of strings, as the client list shows scopes, redirect URIs and web origins (contract 15). */
+const Strings = (maxItems: number, maxLength: number): PropertyDecorator =>
+  applyDecorators(IsArray(), ArrayMaxSize(maxItems), IsString({ each: true }), MaxLength(maxLength, { each: true }));
+
+/** `POST /management/tenants/{id}/clients` (contract 15); the settings are checked by checkClientSettings. */
+export class CreateClientDto {
+  @ClientName() name!: string;
+  @IsString() @MaxLength(16) type!: string;
+  @Strings(8, 64) scopes!: string[];
+  @Strings(10, 2048) redirect_uris!: string[];
+  @Strings(20, 512) web_origins!: string[];
+}
+
+/** `PATCH /management/tenants/{id}/clients/{clientId}`: any of these; the type never changes. */
+export class UpdateClientDto {
+  @IsOptional() @ClientName() name?: string;
+  @IsOptional() @IsBoolean() enabled?: boolean;
+  @IsOptional() @Strings(8, 64) scopes?: string[];
+  @IsOptional() @Strings(10, 2048) redirect_uris?: string[];
+  @IsOptional() @Strings(20, 512) web_origins?: string[];
+}
+
+/** A client as the console sees it (contract 15): never a secret or its digest. */
+export interface ClientResponse {
+  /** As in the client list (web origins: the redirect URIs' origins and the registered ones), plus redirect URIs. */
+  readonly client: ClientListResponse['clients'][number] & { readonly redirect_uris: readonly string[] };
+}
+
+export function toClientResponse(c: ClientEntity): ClientResponse {
+  return {
+    client: {
+      client_id: c.id,
+      name: c.name,
+      type: c.type,
+      enabled: c.enabled,
+      scopes: [...c.scopes],
+      redirect_uris: [...c.redirectUris],
+      web_origins: webOriginsOf(c),
+    },
+  };
+}
