@@ -1,24 +1,57 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AppError } from '../errors/app-error';
 import { UseCachePolicy } from '../http/cache-policy';
 import { UsePolicy } from '../http/policy.decorator';
 
-const asset = (name: string, type: string) => ({ type, body: readFileSync(join(__dirname, 'assets', name)) });
+const JS = 'text/javascript; charset=utf-8';
 
-/** Read once at start-up; the page holds no data, so it is the same for everyone. */
-const PAGE = asset('index.html', 'text/html; charset=utf-8');
-const ASSETS = {
-  'console.js': asset('console.js', 'text/javascript; charset=utf-8'),
-  'console.css': asset('console.css', 'text/css; charset=utf-8'),
-} as const;
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+const own = (name: string, type: string): Asset => ({ type, body: readFileSync(join(__dirname, 'assets', name)) });
 
 /**
- * The console page (issue 3): static files under the global strict CSP (no inline script or
- * style). Everything signed-in comes from /api/* by same-origin fetch, so no token ever reaches
- * the page: the browser only holds the HttpOnly session cookie.
+ * A file of an installed package, found through the package's own entry point so it is the version
+ * package-lock.json pins. Both files are self-contained ES modules (no bare imports), which is what
+ * lets the page load them without an import map, itself an inline script the CSP would refuse.
+ */
+const vendor = (pkg: string, file: string): Asset => ({
+  type: JS,
+  body: readFileSync(join(dirname(require.resolve(pkg)), file)),
+});
+
+/** Read once at start-up; the page holds no data, so it is the same for everyone. */
+const PAGE = own('index.html', 'text/html; charset=utf-8');
+
+/**
+ * The explicit allow-list of /assets/{name}: the page's own modules and stylesheet, Preact and
+ * htm. Nothing else under node_modules (or anywhere) can be reached through this route.
+ */
+const ASSETS: Readonly<Record<string, Asset>> = {
+  'console.js': own('console.js', JS),
+  'api.js': own('api.js', JS),
+  'ui.js': own('ui.js', JS),
+  'chart.js': own('chart.js', JS),
+  'dashboard.js': own('dashboard.js', JS),
+  'clients.js': own('clients.js', JS),
+  'players.js': own('players.js', JS),
+  'audit.js': own('audit.js', JS),
+  'members.js': own('members.js', JS),
+  'console.css': own('console.css', 'text/css; charset=utf-8'),
+  'preact.mjs': vendor('preact', 'preact.mjs'),
+  'htm.mjs': vendor('htm', 'htm.mjs'),
+};
+
+/**
+ * The console page (issues 3 and 26): static files under the global strict CSP (no inline script
+ * or style). Everything signed-in comes from /api/* by same-origin fetch, so no token ever reaches
+ * the page: the browser only holds the HttpOnly session cookie. Assets are `no-cache`: the browser
+ * revalidates them by ETag, so a deploy is seen at once without versioned names.
  */
 @Controller()
 @UsePolicy('public')
@@ -31,7 +64,7 @@ export class ConsolePageController {
   @Get('assets/:name')
   @UseCachePolicy('no-cache')
   asset(@Param('name') name: string, @Res() res: Response): void {
-    const found = Object.hasOwn(ASSETS, name) ? ASSETS[name as keyof typeof ASSETS] : undefined;
+    const found = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!found) throw new AppError('not_found');
     res.type(found.type).send(found.body);
   }

@@ -1,182 +1,175 @@
-// Console page: plain JS, no framework, no inline code (strict CSP). It never sees a token:
+// The console page: Preact components written with htm tagged templates, loaded as ES modules
+// from this origin (no bundler, no inline code: the strict CSP holds). It never sees a token:
 // everything comes from same-origin /api/* calls that the browser authenticates with the
 // HttpOnly session cookie.
-(function () {
-  'use strict';
+import { render } from './preact.mjs';
+import { ApiError, SESSION_ENDED, api } from './api.js';
+import { AuditView } from './audit.js';
+import { ClientsView } from './clients.js';
+import { DashboardView } from './dashboard.js';
+import { MembersView } from './members.js';
+import { PlayersView } from './players.js';
+import { Alert, Component, can, html } from './ui.js';
 
-  // The `/?error=` codes of the BFF callback, and the page's own, in words.
-  var ERROR_WORDS = {
-    invalid_state: 'That sign-in link has expired or was opened in another browser or tab. Please sign in again.',
-    sign_in_failed: 'Sign-in did not complete. Please try again.',
-    temporarily_unavailable: 'The service is temporarily unavailable. Please try again in a moment.',
-    session_ended: 'Your session has ended. Please sign in again.',
-    sign_out_failed: 'Sign-out could not be completed right now, so you are still signed in. Please try again.',
-  };
+// The `/?error=` codes of the BFF callback, and the page's own, in words.
+const ERROR_WORDS = {
+  invalid_state: 'That sign-in link has expired or was opened in another browser or tab. Please sign in again.',
+  sign_in_failed: 'Sign-in did not complete. Please try again.',
+  temporarily_unavailable: 'The service is temporarily unavailable. Please try again in a moment.',
+  session_ended: 'Your session has ended. Please sign in again.',
+  sign_out_failed: 'Sign-out could not be completed right now, so you are still signed in. Please try again.',
+};
 
-  function $(id) {
-    return document.getElementById(id);
+/** The tenant views, each with the ability its role needs (none: every member sees it). */
+const VIEWS = [
+  { id: 'dashboard', label: 'Dashboard', component: DashboardView },
+  { id: 'clients', label: 'Clients', component: ClientsView },
+  { id: 'players', label: 'Players', component: PlayersView, needs: 'readPlayers' },
+  { id: 'audit', label: 'Audit trail', component: AuditView },
+  { id: 'members', label: 'Members', component: MembersView },
+];
+
+/** `#/t/{tenantId}/{view}[/{userId}]` → where the page is; anything else is the tenant list. */
+export function parseRoute(hash) {
+  let parts;
+  try {
+    parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return { tenantId: null };
+  }
+  if (parts[0] !== 't' || !parts[1]) return { tenantId: null };
+  const view = VIEWS.some((v) => v.id === parts[2]) ? parts[2] : 'dashboard';
+  return { tenantId: parts[1], view, userId: view === 'players' ? parts[3] : undefined };
+}
+
+const tenantHref = (tenantId, view) => `#/t/${encodeURIComponent(tenantId)}${view ? `/${view}` : ''}`;
+
+function TenantList({ tenants }) {
+  return html`<section aria-labelledby="tenants-title">
+    <h2 id="tenants-title">Your tenants</h2>
+    ${tenants.length === 0 ? html`<p>You are not a member of any tenant yet.</p>` : null}
+    <ul class="tenants">
+      ${tenants.map(
+        (t) =>
+          html`<li class="tenant" key=${t.id} data-tenant-id=${t.id}>
+            <h3><a href=${tenantHref(t.id)}>${t.name}</a></h3>
+            <p class="meta">${t.id} · ${t.role}</p>
+          </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function Workspace({ tenant, route, user }) {
+  const views = VIEWS.filter((v) => !v.needs || can(tenant.role, v.needs));
+  const current = views.find((v) => v.id === route.view) || views[0];
+  const View = current.component;
+  return html`<div class="workspace">
+    <p class="crumb"><a href="#/">All tenants</a></p>
+    <div class="tenant-head">
+      <h2>${tenant.name}</h2>
+      <span class="badge role">${tenant.role}</span>
+    </div>
+    <nav aria-label="Tenant">
+      <ul class="tabs">
+        ${views.map(
+          (v) =>
+            html`<li>
+              <a href=${tenantHref(tenant.id, v.id)} aria-current=${v === current ? 'page' : undefined}>${v.label}</a>
+            </li>`,
+        )}
+      </ul>
+    </nav>
+    <${View} key=${`${tenant.id}/${current.id}`} tenant=${tenant} userId=${route.userId} user=${user} />
+  </div>`;
+}
+
+function SignedOut() {
+  return html`<section>
+    <p>Sign in with your work email to see your tenants.</p>
+    <form method="post" action="/api/auth/start">
+      <button type="submit">Sign in</button>
+    </form>
+  </section>`;
+}
+
+class App extends Component {
+  state = { phase: 'loading', user: null, tenants: [], error: this.props.error, route: parseRoute(location.hash) };
+
+  componentDidMount() {
+    this.onHash = () => this.setState({ route: parseRoute(location.hash) });
+    this.onEnded = () => this.setState({ phase: 'signed-out', user: null, tenants: [], error: 'session_ended' });
+    window.addEventListener('hashchange', this.onHash);
+    window.addEventListener(SESSION_ENDED, this.onEnded);
+    this.load();
   }
 
-  function show(id, visible) {
-    $(id).hidden = !visible;
+  componentWillUnmount() {
+    window.removeEventListener('hashchange', this.onHash);
+    window.removeEventListener(SESSION_ENDED, this.onEnded);
   }
 
-  function showError(code) {
-    var el = $('error');
-    el.textContent = ERROR_WORDS[code] || 'Something went wrong. Please try again.';
-    el.hidden = false;
-  }
-
-  function api(path, init) {
-    var options = init || {};
-    options.credentials = 'same-origin';
-    options.headers = { Accept: 'application/json' };
-    return fetch(path, options).then(function (res) {
-      if (res.status === 204) return { status: 204, body: null };
-      return res
-        .json()
-        .catch(function () {
-          return null;
-        })
-        .then(function (body) {
-          return { status: res.status, body: body };
-        });
-    });
-  }
-
-  function signedOut() {
-    show('loading', false);
-    show('account', false);
-    show('signed-in', false);
-    show('signed-out', true);
-  }
-
-  function element(tag, text, className) {
-    var el = document.createElement(tag);
-    if (text !== undefined) el.textContent = text;
-    if (className) el.className = className;
-    return el;
-  }
-
-  function clientsTable(clients) {
-    if (clients.length === 0) return element('p', 'No clients yet.', 'empty');
-    var table = element('table');
-    var labels = ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Web origins'];
-    var head = element('tr');
-    labels.forEach(function (h) {
-      head.appendChild(element('th', h));
-    });
-    table.appendChild(head);
-    clients.forEach(function (c) {
-      var row = element('tr');
-      row.className = 'client';
-      [
-        c.name,
-        c.client_id,
-        c.type,
-        c.enabled ? 'enabled' : 'disabled',
-        c.scopes.join(' '),
-        (c.web_origins || []).join(' '),
-      ].forEach(function (v, i) {
-        var cell = element('td', v);
-        // On a phone each row becomes a card; the label stands in for the hidden header.
-        cell.setAttribute('data-label', labels[i]);
-        row.appendChild(cell);
-      });
-      table.appendChild(row);
-    });
-    return table;
-  }
-
-  function renderTenant(tenant) {
-    var item = element('li', undefined, 'tenant');
-    item.setAttribute('data-tenant-id', tenant.id);
-    item.appendChild(element('h3', tenant.name));
-    item.appendChild(element('p', tenant.id + ' · ' + tenant.role, 'meta'));
-    var clients = element('div', 'Loading clients…', 'empty');
-    item.appendChild(clients);
-    $('tenants').appendChild(item);
-    return api('/api/management/tenants/' + encodeURIComponent(tenant.id) + '/clients').then(function (r) {
-      if (r.status === 401) throw new Error('session_ended');
-      if (r.status !== 200 || !r.body) {
-        clients.textContent = 'Clients could not be loaded.';
+  async load() {
+    try {
+      const { user } = await api('/api/auth/current');
+      const { tenants } = await api('/api/management/tenants');
+      this.setState({ phase: 'signed-in', user, tenants });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) {
+        // No session at all is the ordinary signed-out page; a session ending midway says so.
+        this.setState((s) => ({ phase: 'signed-out', error: s.user ? 'session_ended' : s.error }));
         return;
       }
-      item.replaceChild(clientsTable(r.body.clients), clients);
-    });
-  }
-
-  function loadTenants() {
-    return api('/api/management/tenants').then(function (r) {
-      if (r.status === 401) throw new Error('session_ended');
-      if (r.status !== 200 || !r.body) throw new Error('temporarily_unavailable');
-      var tenants = r.body.tenants;
-      show('no-tenants', tenants.length === 0);
-      return Promise.all(tenants.map(renderTenant));
-    });
-  }
-
-  function load() {
-    return api('/api/auth/current')
-      .then(function (r) {
-        if (r.status === 401) {
-          signedOut();
-          return;
-        }
-        if (r.status !== 200 || !r.body) {
-          show('loading', false);
-          showError('temporarily_unavailable');
-          return;
-        }
-        $('email').textContent = r.body.user.email;
-        show('loading', false);
-        show('account', true);
-        show('signed-in', true);
-        return loadTenants();
-      })
-      .catch(function (err) {
-        var code = err && err.message;
-        if (code === 'session_ended') {
-          signedOut();
-          showError(code);
-          return;
-        }
-        show('loading', false);
-        showError('temporarily_unavailable');
-      });
-  }
-
-  function signOut() {
-    $('sign-out').disabled = true;
-    api('/api/auth/sign-out', { method: 'POST' }).then(
-      function (r) {
-        $('sign-out').disabled = false;
-        // 401: the session had already ended; either way the user is signed out now.
-        if (r.status === 204 || r.status === 401) {
-          $('tenants').textContent = '';
-          $('email').textContent = '';
-          show('error', false);
-          signedOut();
-          return;
-        }
-        showError('sign_out_failed');
-      },
-      function () {
-        $('sign-out').disabled = false;
-        showError('sign_out_failed');
-      },
-    );
-  }
-
-  document.addEventListener('DOMContentLoaded', function () {
-    var params = new URLSearchParams(window.location.search);
-    var error = params.get('error');
-    if (error) {
-      showError(error);
-      // The code has been shown; drop it from the address so a reload does not repeat it.
-      window.history.replaceState(null, '', '/');
+      this.setState({ phase: 'unavailable', error: 'temporarily_unavailable' });
     }
-    $('sign-out').addEventListener('click', signOut);
-    load();
-  });
-})();
+  }
+
+  signOut = () => {
+    this.setState({ signingOut: true });
+    api('/api/auth/sign-out', { method: 'POST' })
+      .then(
+        () => this.setState({ phase: 'signed-out', user: null, tenants: [], error: null }),
+        (err) =>
+          err.status === 401
+            ? this.setState({ phase: 'signed-out', user: null, tenants: [], error: null })
+            : this.setState({ error: 'sign_out_failed' }),
+      )
+      .finally(() => this.setState({ signingOut: false }));
+  };
+
+  main() {
+    const { phase, tenants, route, user } = this.state;
+    if (phase === 'loading') return html`<p>Loading…</p>`;
+    if (phase === 'signed-out') return html`<${SignedOut} />`;
+    if (phase !== 'signed-in') return null;
+    const tenant = route.tenantId && tenants.find((t) => t.id === route.tenantId);
+    if (route.tenantId && !tenant)
+      return html`<p>You are not a member of that tenant. <a href="#/">See your tenants</a>.</p>`;
+    return tenant
+      ? html`<${Workspace} tenant=${tenant} route=${route} user=${user} />`
+      : html`<${TenantList} tenants=${tenants} />`;
+  }
+
+  render(_, { phase, user, error, signingOut }) {
+    return html`<header class="top">
+        <h1><a href="#/">Console</a></h1>
+        ${
+          phase === 'signed-in'
+            ? html`<div class="account">
+                <span class="who">Signed in as <strong id="email">${user.email}</strong></span>
+                <button type="button" class="light" disabled=${signingOut} onClick=${this.signOut}>Sign out</button>
+              </div>`
+            : null
+        }
+      </header>
+      <main>
+        <${Alert} message=${error ? ERROR_WORDS[error] || 'Something went wrong. Please try again.' : null} />
+        ${this.main()}
+      </main>`;
+  }
+}
+
+const error = new URLSearchParams(location.search).get('error');
+// The code is shown once; drop it from the address so a reload does not repeat it.
+if (error) history.replaceState(null, '', `/${location.hash}`);
+render(html`<${App} error=${error} />`, document.getElementById('app'));

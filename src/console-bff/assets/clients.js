@@ -1,0 +1,237 @@
+// Clients: list, create, edit names, scopes, redirect URIs and web origins, disable and enable.
+// The rules on URIs (https outside loopback, no fragment, no userinfo) are the server's: the page
+// sends what was typed and shows the server's error_description.
+import { api, describeError, segment, tenantPath } from './api.js';
+import { Alert, Component, Notice, Table, can, html, lines, words } from './ui.js';
+
+const TYPES = ['browser', 'native', 'confidential'];
+
+/** The form's text fields for a client (arrays as one line or one entry per line). */
+function formOf(client) {
+  return {
+    name: client ? client.name : '',
+    type: client ? client.type : 'browser',
+    scopes: client ? client.scopes.join(' ') : 'openid offline_access',
+    redirect_uris: client ? (client.redirect_uris || []).join('\n') : '',
+    web_origins: client ? (client.web_origins || []).join('\n') : '',
+  };
+}
+
+function bodyOf(form) {
+  return {
+    name: form.name.trim(),
+    type: form.type,
+    scopes: words(form.scopes),
+    redirect_uris: lines(form.redirect_uris),
+    web_origins: lines(form.web_origins),
+  };
+}
+
+/** Only what changed goes into the PATCH, so a field the list did not carry is never overwritten. */
+function changesOf(before, after) {
+  const changes = {};
+  for (const key of ['name', 'scopes', 'redirect_uris', 'web_origins']) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changes[key] = after[key];
+  }
+  return changes;
+}
+
+/** Redirect URIs or origins, one a line; long URLs may break anywhere rather than widen the table. */
+function urlList(urls) {
+  return html`<ul class="plain urls">
+    ${(urls || []).map((u) => html`<li>${u}</li>`)}
+  </ul>`;
+}
+
+class ClientForm extends Component {
+  constructor(props) {
+    super(props);
+    this.state = { form: formOf(props.client), error: null, busy: false };
+  }
+
+  field(key) {
+    return (e) => this.setState({ form: { ...this.state.form, [key]: e.currentTarget.value } });
+  }
+
+  submit = (e) => {
+    e.preventDefault();
+    const { client, onSave } = this.props;
+    const body = bodyOf(this.state.form);
+    let request;
+    if (client) {
+      const changes = changesOf(bodyOf(formOf(client)), body);
+      if (Object.keys(changes).length === 0) return this.props.onCancel();
+      request = { method: 'PATCH', body: changes };
+    } else {
+      request = { method: 'POST', body };
+    }
+    this.setState({ busy: true, error: null });
+    onSave(request).catch((err) => this.setState({ busy: false, error: describeError(err) }));
+  };
+
+  render({ client, onCancel }, { form, error, busy }) {
+    const id = client ? `edit-${client.client_id}` : 'new-client';
+    const title = client ? `Edit ${client.name}` : 'New client';
+    return html`<form class="panel" aria-labelledby=${`${id}-title`} onSubmit=${this.submit}>
+      <h4 id=${`${id}-title`}>${title}</h4>
+      <${Alert} message=${error} />
+      <label for=${`${id}-name`}>Name</label>
+      <input id=${`${id}-name`} required maxlength="100" value=${form.name} onInput=${this.field('name')} />
+      ${
+        client
+          ? null
+          : html`<label for=${`${id}-type`}>Type</label>
+              <select id=${`${id}-type`} value=${form.type} onChange=${this.field('type')}>
+                ${TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
+              </select>`
+      }
+      <label for=${`${id}-scopes`}>Scopes <span class="hint">(separated by spaces)</span></label>
+      <input id=${`${id}-scopes`} value=${form.scopes} onInput=${this.field('scopes')} />
+      <label for=${`${id}-redirects`}>Redirect URIs <span class="hint">(one per line)</span></label>
+      <textarea id=${`${id}-redirects`} rows="3" value=${form.redirect_uris} onInput=${this.field('redirect_uris')} />
+      <label for=${`${id}-origins`}
+        >Web origins <span class="hint">(one per line, e.g. https://play.example)</span></label
+      >
+      <textarea id=${`${id}-origins`} rows="3" value=${form.web_origins} onInput=${this.field('web_origins')} />
+      <div class="actions">
+        <button type="submit" disabled=${busy}>${client ? 'Save changes' : 'Create client'}</button>
+        <button type="button" class="secondary" disabled=${busy} onClick=${onCancel}>Cancel</button>
+      </div>
+    </form>`;
+  }
+}
+
+export class ClientsView extends Component {
+  state = { clients: null, error: null, notice: null, editing: null, creating: false, busy: null };
+
+  componentDidMount() {
+    this.load();
+  }
+
+  path(rest = '') {
+    return tenantPath(this.props.tenant.id, `/clients${rest}`);
+  }
+
+  load() {
+    return api(this.path()).then(
+      (body) => this.setState({ clients: body.clients }),
+      (err) => this.setState({ error: describeError(err) }),
+    );
+  }
+
+  create = (request) =>
+    api(this.path(), request).then((body) => {
+      this.setState({ creating: false, notice: `Created ${body.client.name}: ${body.client.client_id}` });
+      return this.load();
+    });
+
+  update(client) {
+    return (request) =>
+      api(this.path(segment(client.client_id)), request).then((body) => {
+        this.setState({ editing: null, notice: `Saved ${body.client.name}.` });
+        return this.load();
+      });
+  }
+
+  toggle(client) {
+    this.setState({ busy: client.client_id, error: null, notice: null });
+    api(this.path(segment(client.client_id)), { method: 'PATCH', body: { enabled: !client.enabled } })
+      .then((body) => {
+        this.setState({ notice: `${body.client.name} is ${body.client.enabled ? 'enabled' : 'disabled'}.` });
+        return this.load();
+      })
+      .catch((err) => this.setState({ error: describeError(err) }))
+      .finally(() => this.setState({ busy: null }));
+  }
+
+  actions(client, writer) {
+    if (!writer) return null;
+    const busy = this.state.busy === client.client_id;
+    return html`<div class="row-actions">
+      <button
+        type="button"
+        class="secondary"
+        aria-label=${`Edit ${client.name}`}
+        onClick=${() => this.setState({ editing: client.client_id, creating: false, notice: null })}
+      >
+        Edit
+      </button>
+      <button
+        type="button"
+        class=${client.enabled ? 'danger' : 'secondary'}
+        disabled=${busy}
+        aria-label=${`${client.enabled ? 'Disable' : 'Enable'} ${client.name}`}
+        onClick=${() => this.toggle(client)}
+      >
+        ${client.enabled ? 'Disable' : 'Enable'}
+      </button>
+    </div>`;
+  }
+
+  render({ tenant }, { clients, error, notice, editing, creating }) {
+    const writer = can(tenant.role, 'write');
+    const labels = ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Redirect URIs', 'Web origins'];
+    if (writer) labels.push('Actions');
+    const editingClient = clients && clients.find((c) => c.client_id === editing);
+    return html`<section aria-labelledby="clients-title">
+      <div class="section-head">
+        <h3 id="clients-title">Clients</h3>
+        ${
+          writer && !creating
+            ? html`<button
+                type="button"
+                onClick=${() => this.setState({ creating: true, editing: null, notice: null })}
+              >
+                New client
+              </button>`
+            : null
+        }
+      </div>
+      ${writer ? null : html`<p class="muted">Your role (${tenant.role}) can read clients but not change them.</p>`}
+      <${Alert} message=${error} />
+      <${Notice} message=${notice} />
+      ${
+        creating
+          ? html`<${ClientForm} onSave=${this.create} onCancel=${() => this.setState({ creating: false })} />`
+          : null
+      }
+      ${
+        editingClient
+          ? html`<${ClientForm}
+              key=${editingClient.client_id}
+              client=${editingClient}
+              onSave=${this.update(editingClient)}
+              onCancel=${() => this.setState({ editing: null })}
+            />`
+          : null
+      }
+      ${
+        !clients
+          ? error
+            ? null
+            : html`<p class="muted">Loading clients…</p>`
+          : clients.length === 0
+            ? html`<p class="muted">No clients yet.</p>`
+            : html`<${Table}
+                labels=${labels}
+                rows=${clients.map((c) => ({
+                  key: c.client_id,
+                  className: 'client',
+                  cells: [
+                    c.name,
+                    html`<code>${c.client_id}</code>`,
+                    c.type,
+                    html`<span class=${c.enabled ? 'badge ok' : 'badge off'}
+                      >${c.enabled ? 'enabled' : 'disabled'}</span
+                    >`,
+                    c.scopes.join(' '),
+                    urlList(c.redirect_uris),
+                    urlList(c.web_origins),
+                    ...(writer ? [this.actions(c, writer)] : []),
+                  ],
+                }))}
+              />`
+      }
+    </section>`;
+  }
+}
