@@ -11,7 +11,7 @@ import { HttpEdgeModule } from './http/http.module';
 import { ManagementAuthModule } from './management-auth/management-auth.module';
 import { ManagementModule } from './management/management.module';
 import { DatabaseModule } from './platform/database/database.module';
-import { OpenApiController } from './openapi/openapi.controller';
+import { OpenApiModule } from './openapi/openapi.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { RedisModule } from './platform/redis/redis.module';
 
@@ -46,8 +46,8 @@ export class AppModule {
         GuestModule,
         ManagementModule,
         ConsoleBffModule,
+        OpenApiModule,
       ],
-      controllers: [OpenApiController],
       providers: [ControlPlaneSeedCheck],
     };
   }

@@ -1,9 +1,9 @@
-import { Controller, UseFilters, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, UseFilters, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
-import { IpBudget } from '../http/ip-budget.guard';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
+import { CONSOLE_ROUTES } from './console-bff.routes';
 import { CONSOLE_COOKIE, CONSOLE_FLOW_COOKIE, PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
 import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService, type ManagementUser } from './console-session.service';
@@ -19,17 +19,14 @@ export function requestIdOf(res: Response): string | undefined {
 
 /** Console sign-in, current user and sign-out (spec 4.1, contract section 4). */
 @UseFilters(ConsoleSessionEndedFilter)
-@Controller('api/auth')
+@Controller()
 export class ConsoleAuthController {
   constructor(
     private readonly signIn: ConsoleSignInService,
     private readonly sessions: ConsoleSessionService,
   ) {}
 
-  /** Exact console Origin (spec 5): a cross-site page cannot start a sign-in in the user's name. */
-  @Post('start')
-  @UsePolicy('origin:console')
-  @IpBudget('console-start')
+  @Route(CONSOLE_ROUTES.start)
   async start(@Res() res: Response): Promise<void> {
     const { location, flowCookie } = await this.signIn.start();
     // Lax: the callback arrives as a top-level navigation from the auth host, a cross-site hop.
@@ -37,12 +34,7 @@ export class ConsoleAuthController {
     res.redirect(303, location);
   }
 
-  /**
-   * Public: it is reached by a redirect from the auth host, so the flow cookie and the state,
-   * not an Origin, bind it to the browser that started the sign-in.
-   */
-  @Get('callback')
-  @UsePolicy('public')
+  @Route(CONSOLE_ROUTES.callback)
   async callback(@Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const params: Record<string, string> = {};
     for (const name of CALLBACK_PARAMS) {
@@ -59,8 +51,7 @@ export class ConsoleAuthController {
     res.redirect(303, '/');
   }
 
-  @Get('current')
-  @UsePolicy('console-session')
+  @Route(CONSOLE_ROUTES.current)
   current(
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Res({ passthrough: true }) res: Response,
@@ -68,10 +59,7 @@ export class ConsoleAuthController {
     return this.sessions.currentUser(session, requestIdOf(res));
   }
 
-  /** `console-session` on a POST also requires the exact console Origin (see its authenticator). */
-  @Post('sign-out')
-  @HttpCode(204)
-  @UsePolicy('console-session')
+  @Route(CONSOLE_ROUTES.signOut)
   async signOut(
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Res({ passthrough: true }) res: Response,

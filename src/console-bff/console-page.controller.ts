@@ -1,10 +1,10 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors/app-error';
-import { UseCachePolicy } from '../http/cache-policy';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
+import { CONSOLE_ROUTES } from './console-bff.routes';
 
 const JS = 'text/javascript; charset=utf-8';
 
@@ -54,15 +54,13 @@ const ASSETS: Readonly<Record<string, Asset>> = {
  * revalidates them by ETag, so a deploy is seen at once without versioned names.
  */
 @Controller()
-@UsePolicy('public')
 export class ConsolePageController {
-  @Get()
+  @Route(CONSOLE_ROUTES.page)
   page(@Res() res: Response): void {
     res.type(PAGE.type).send(PAGE.body);
   }
 
-  @Get('assets/:name')
-  @UseCachePolicy('no-cache')
+  @Route(CONSOLE_ROUTES.asset)
   asset(@Param('name') name: string, @Res() res: Response): void {
     const found = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!found) throw new AppError('not_found');

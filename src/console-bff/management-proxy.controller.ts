@@ -1,10 +1,11 @@
-import { Controller, UseFilters, Get, Param, Res } from '@nestjs/common';
+import { Controller, UseFilters, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { requestIdOf } from './console-auth.controller';
+import { CONSOLE_ROUTES } from './console-bff.routes';
 import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService } from './console-session.service';
 
@@ -19,12 +20,11 @@ const FORWARDED_HEADERS = ['content-type', 'www-authenticate', 'x-request-id'] a
  * `console-session` policy already requires of non-GET methods).
  */
 @UseFilters(ConsoleSessionEndedFilter)
-@Controller('api/management')
-@UsePolicy('console-session')
+@Controller()
 export class ManagementProxyController {
   constructor(private readonly sessions: ConsoleSessionService) {}
 
-  @Get('tenants')
+  @Route(CONSOLE_ROUTES.proxyTenants)
   tenants(
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Res() res: Response,
@@ -32,7 +32,7 @@ export class ManagementProxyController {
     return this.forward(session, '/management/tenants', res);
   }
 
-  @Get('tenants/:id')
+  @Route(CONSOLE_ROUTES.proxyTenant)
   tenant(
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Param('id') id: string,
@@ -41,7 +41,7 @@ export class ManagementProxyController {
     return this.forward(session, `/management/tenants/${tenantId(id)}`, res);
   }
 
-  @Get('tenants/:id/clients')
+  @Route(CONSOLE_ROUTES.proxyClients)
   clients(
     @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
     @Param('id') id: string,

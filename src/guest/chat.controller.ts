@@ -1,12 +1,12 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { IsString, Matches } from 'class-validator';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
-import { IpBudget } from '../http/ip-budget.guard';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';
+import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
 import { ChatCallbackQueryDto, ChatStartQueryDto, FlowBoundDto } from './guest.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
@@ -15,16 +15,14 @@ export class ChatBounceQueryDto {
   @IsString() @Matches(/^[A-Za-z0-9_-]{43}$/) handle!: string;
 }
 
-@Controller('t/:tenantId/chat')
-@UsePolicy('public')
+@Controller()
 export class ChatController {
   constructor(
     private readonly chat: ChatSignInService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get('start')
-  @IpBudget('chat-start')
+  @Route(GUEST_PROOF_ROUTES.chatStart)
   async start(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Query() query: ChatStartQueryDto,
@@ -38,10 +36,7 @@ export class ChatController {
     res.redirect(302, location);
   }
 
-  /** For pages that open the platform themselves, in a popup or a redirect (contract section 11). */
-  @Post('start')
-  @HttpCode(200)
-  @IpBudget('chat-start')
+  @Route(GUEST_PROOF_ROUTES.chatStartForPage)
   startForPage(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: FlowBoundDto,
@@ -50,14 +45,8 @@ export class ChatController {
     return this.chat.startForPage(guestContext(req, this.config, tenantId, body));
   }
 
-  /**
-   * The bounce a page's `authorize_url` points at (issue 22, finding 2): binds the state to the
-   * browser that follows the link by a first-party cookie, then goes on to the platform. It writes
-   * a state for an anonymous caller, so it takes the chat-start budget first (contract section 10):
-   * one page flow is a `POST chat/start` and one bounce.
-   */
-  @Get('go')
-  @IpBudget('chat-start')
+  /** Binds the state to the browser that follows the link by a first-party cookie, then goes on to the platform. */
+  @Route(GUEST_PROOF_ROUTES.chatBounce)
   async bounce(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Query() query: ChatBounceQueryDto,
@@ -69,7 +58,7 @@ export class ChatController {
     res.redirect(302, location);
   }
 
-  @Get('callback')
+  @Route(GUEST_PROOF_ROUTES.chatCallback)
   async callback(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Query() query: ChatCallbackQueryDto,

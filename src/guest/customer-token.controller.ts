@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
 import { GrantTypeFirst } from '../http/grant-type-first.guard';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import type { CustomerTokenSet } from './customer-sessions';
+import { CUSTOMER_TOKEN_ROUTES } from './customer-token.routes';
 import { CustomerTokenService } from './customer-token.service';
 import { CustomerRevokeDto, CustomerTokenDto } from './guest.dto';
 import { clearRefreshCookie, readRefreshCookie, withRefreshCookie } from './refresh-cookie';
@@ -17,16 +18,14 @@ import { TenantIdPipe } from './tenant-id.pipe';
  * Cross-site request forgery cannot spend it: a POST whose Origin is not a web origin of the named
  * client is refused before this runs (tenant-cors.ts, contract 11).
  */
-@Controller('t/:tenantId')
-@UsePolicy('public')
+@Controller()
 export class CustomerTokenController {
   constructor(
     private readonly tokens: CustomerTokenService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Post('token')
-  @HttpCode(200)
+  @Route(CUSTOMER_TOKEN_ROUTES.token)
   @UseGuards(new GrantTypeFirst(['refresh_token']))
   async token(
     @Param('tenantId', TenantIdPipe) tenantId: string,
@@ -46,8 +45,7 @@ export class CustomerTokenController {
     }
   }
 
-  @Post('revoke')
-  @HttpCode(200)
+  @Route(CUSTOMER_TOKEN_ROUTES.revoke)
   async revoke(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: CustomerRevokeDto,

@@ -1,18 +1,19 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { IpBudget } from '../http/ip-budget.guard';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
 import type { CustomerTokenSet } from './customer-sessions';
+import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
 import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
+import { GUEST_ROUTES } from './guest.routes';
 import { GuestService, type GuestResponse } from './guest.service';
 import { withRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
 import { UpgradeService, type UpgradeResponse } from './upgrade.service';
 
-@Controller('t/:tenantId')
+@Controller()
 export class GuestController {
   constructor(
     private readonly guests: GuestService,
@@ -20,10 +21,7 @@ export class GuestController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Post('guest')
-  @HttpCode(201)
-  @UsePolicy('public')
-  @IpBudget('guest-create')
+  @Route(GUEST_ROUTES.create)
   async create(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: FlowBoundDto,
@@ -34,9 +32,7 @@ export class GuestController {
     return withRefreshCookie(req, res, created, this.config);
   }
 
-  @Post('guest/linking-intent')
-  @UsePolicy('bearer:guest')
-  @IpBudget('linking-intent')
+  @Route(GUEST_ROUTES.linkingIntent)
   async linkingIntent(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
@@ -49,9 +45,7 @@ export class GuestController {
     return sendWithFlowCookie(res, result);
   }
 
-  @Post('guest/upgrade')
-  @HttpCode(200)
-  @UsePolicy('bearer:guest')
+  @Route(GUEST_ROUTES.upgrade)
   async upgrade(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @CurrentPrincipal('guest') guest: PrincipalOf<'guest'>,
@@ -63,10 +57,7 @@ export class GuestController {
     return withRefreshCookie(req, res, upgraded, this.config);
   }
 
-  @Post('sign-in')
-  @HttpCode(200)
-  @UsePolicy('public')
-  @IpBudget('sign-in')
+  @Route(GUEST_PROOF_ROUTES.signIn)
   async signIn(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: ProofDto,

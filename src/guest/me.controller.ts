@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
+import { GUEST_ROUTES } from './guest.routes';
 import { MeService, type MeResponse } from './me.service';
 import { clearRefreshCookie, readRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
@@ -11,12 +12,11 @@ import { TenantIdPipe } from './tenant-id.pipe';
  * tenant (TenantIdPipe) and the bearer's (PolicyGuard); a browser's Origin is checked against the
  * token's client before this runs (tenant-cors.ts).
  */
-@Controller('t/:tenantId/me')
-@UsePolicy('bearer:guest')
+@Controller()
 export class MeController {
   constructor(private readonly me: MeService) {}
 
-  @Get()
+  @Route(GUEST_ROUTES.me)
   show(
     @Param('tenantId', TenantIdPipe) _tenantId: string,
     @CurrentPrincipal('guest') player: PrincipalOf<'guest'>,
@@ -24,7 +24,7 @@ export class MeController {
     return this.me.show(player);
   }
 
-  @Delete()
+  @Route(GUEST_ROUTES.deleteMe)
   async delete(
     @Param('tenantId', TenantIdPipe) _tenantId: string,
     @CurrentPrincipal('guest') player: PrincipalOf<'guest'>,

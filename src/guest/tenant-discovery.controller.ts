@@ -1,16 +1,15 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Inject, Param } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CUSTOMER_SCOPES } from '../directory/customer-scopes';
-import { UseCachePolicy } from '../http/cache-policy';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { KeyRing } from '../platform/keys/key-ring';
+import { CUSTOMER_TOKEN_ROUTES } from './customer-token.routes';
 import { tenantIssuer } from './customer-tokens';
 import { TenantClients } from './tenant-clients';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 /** A tenant's discovery document and JWKS (public ES256 keys only; contract section 6). */
-@Controller('t/:tenantId/.well-known')
-@UsePolicy('public')
+@Controller()
 export class TenantDiscoveryController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -18,8 +17,7 @@ export class TenantDiscoveryController {
     private readonly clients: TenantClients,
   ) {}
 
-  @Get('openid-configuration')
-  @UseCachePolicy('public, max-age=300')
+  @Route(CUSTOMER_TOKEN_ROUTES.discovery)
   async configuration(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<Record<string, unknown>> {
     await this.clients.requireActiveTenant(tenantId);
     const base = `${this.config.authOrigin}/t/${tenantId}`;
@@ -36,8 +34,7 @@ export class TenantDiscoveryController {
     };
   }
 
-  @Get('jwks.json')
-  @UseCachePolicy('public, max-age=300')
+  @Route(CUSTOMER_TOKEN_ROUTES.jwks)
   async jwks(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<{ keys: unknown[] }> {
     await this.clients.requireActiveTenant(tenantId);
     return this.keys.jwks('ES256');

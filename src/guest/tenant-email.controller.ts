@@ -1,24 +1,21 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { IpBudget } from '../http/ip-budget.guard';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
+import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
 import { TenantEmailStartDto, TenantEmailVerifyDto } from './guest.dto';
 import { TenantEmailService } from './tenant-email.service';
 import { TenantIdPipe } from './tenant-id.pipe';
 
-@Controller('t/:tenantId/email')
-@UsePolicy('public')
+@Controller()
 export class TenantEmailController {
   constructor(
     private readonly email: TenantEmailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Post('start')
-  @HttpCode(202)
-  @IpBudget('email-start')
+  @Route(GUEST_PROOF_ROUTES.emailStart)
   async start(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: TenantEmailStartDto,
@@ -28,9 +25,7 @@ export class TenantEmailController {
     return sendWithFlowCookie(res, await this.email.start(guestContext(req, this.config, tenantId, body), body.email));
   }
 
-  @Post('verify')
-  @HttpCode(200)
-  @IpBudget('email-verify')
+  @Route(GUEST_PROOF_ROUTES.emailVerify)
   verify(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: TenantEmailVerifyDto,

@@ -1,18 +1,18 @@
-import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { Controller, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { errorBody } from '../errors/app-error';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { RedisEvictionPolicy } from '../platform/redis/redis-eviction-policy';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { HEALTH_ROUTES } from './health.routes';
 
 type Check = 'up' | 'down';
 
 /** Liveness and readiness, on every host (contract section 1). */
 @Controller()
-@UsePolicy('public')
 export class HealthController {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -21,13 +21,12 @@ export class HealthController {
     private readonly evictionPolicy: RedisEvictionPolicy,
   ) {}
 
-  @Get('healthz')
-  @HttpCode(200)
+  @Route(HEALTH_ROUTES.liveness)
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  @Get('readyz')
+  @Route(HEALTH_ROUTES.readiness)
   async readyz(@Res() res: Response): Promise<void> {
     const [postgres, redis] = await Promise.all([
       this.probe(() => this.db.query('SELECT 1')),

@@ -9,6 +9,19 @@ const AUTH_EXACT = new Set(['/openapi.json']);
 const CONSOLE_PREFIXES = ['/api/', '/assets/'];
 const CONSOLE_EXACT = new Set(['/']);
 
+export type ServingHost = 'every' | 'auth' | 'console';
+
+/**
+ * The host that serves `path`, none when no host does. An Express route path works too
+ * (`/t/:tenantId/guest`): its parameters come after the prefix that decides.
+ */
+export function hostServing(path: string): ServingHost | undefined {
+  if (PROBE_PATHS.has(path)) return 'every';
+  if (AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p))) return 'auth';
+  if (CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p))) return 'console';
+  return undefined;
+}
+
 /**
  * Routing by Host (contract section 1): the auth host serves the API, the console host the BFF
  * and its page. Any other host, or a path on the wrong host, is 404 before any handler runs.
@@ -19,15 +32,16 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
   const consoleHost = new URL(config.consoleOrigin).host.toLowerCase();
   return (req, res, next) => {
     const path = req.path;
-    if (PROBE_PATHS.has(path)) return next();
+    const serving = hostServing(path);
+    if (serving === 'every') return next();
     const forwarded = config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
     const host = (typeof forwarded === 'string' ? forwarded : (req.headers.host ?? '')).toLowerCase();
-    const allowed =
-      (host === authHost && (AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p)))) ||
-      (host === consoleHost && (CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p))));
+    const allowed = (host === authHost && serving === 'auth') || (host === consoleHost && serving === 'console');
     if (allowed) return next();
     res.status(404);
-    res.json(errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path) : 'No such resource.'));
+    res.json(
+      errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path, serving) : 'No such resource.'),
+    );
   };
 }
 
@@ -35,11 +49,9 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
  * Development only: a developer who opened the wrong host (the API's root, say) is told where
  * the path is served. Production keeps the bare answer, which reveals nothing about the layout.
  */
-function hint(config: AppConfig, path: string): string {
-  const onAuth = AUTH_EXACT.has(path) || AUTH_PREFIXES.some((p) => path.startsWith(p));
-  const onConsole = CONSOLE_EXACT.has(path) || CONSOLE_PREFIXES.some((p) => path.startsWith(p));
-  if (onAuth) return `No such resource on this host. ${path} is served on ${config.authOrigin}.`;
-  if (onConsole)
+function hint(config: AppConfig, path: string, serving: ServingHost | undefined): string {
+  if (serving === 'auth') return `No such resource on this host. ${path} is served on ${config.authOrigin}.`;
+  if (serving === 'console')
     return `No such resource on this host. ${path} is served on ${config.consoleOrigin}; the console is ${config.consoleOrigin}/.`;
   return `No such resource. The console is ${config.consoleOrigin}/ and the API is under ${config.authOrigin}/t/, /management-auth/ and /management/.`;
 }

@@ -16,10 +16,7 @@ export class PolicyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const policy = this.reflector.getAllAndOverride<Policy | undefined>(POLICY_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const policy = this.reflector.get<Policy | undefined>(POLICY_KEY, context.getHandler());
     const req = context.switchToHttp().getRequest<RequestWithPrincipal>();
     if (policy === undefined) {
       this.logger.error({ path: req.path }, 'route without a declared policy denied');

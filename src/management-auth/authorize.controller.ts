@@ -1,15 +1,14 @@
-import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { setHostCookie } from '../http/cookies';
-import { UseCachePolicy } from '../http/cache-policy';
-import { IpBudget } from '../http/ip-budget.guard';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { AuthorizeService, type AuthorizeQuery } from './authorize.service';
 import { CONTROL_FLOW_COOKIE, CONTROL_FLOW_TTL_SECONDS } from './control-flows.store';
+import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { errorPage, signInPage } from './sign-in-page';
 
 const ASSETS = {
@@ -17,16 +16,14 @@ const ASSETS = {
   'sign-in.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(__dirname, 'assets', 'sign-in.css')) },
 } as const;
 
-@Controller('management-auth')
-@UsePolicy('public')
+@Controller()
 export class AuthorizeController {
   constructor(
     private readonly authorizeService: AuthorizeService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get('authorize')
-  @IpBudget('authorize')
+  @Route(MANAGEMENT_AUTH_ROUTES.authorize)
   async authorize(@Query() query: AuthorizeQuery, @Res() res: Response): Promise<void> {
     const outcome = await this.authorizeService.authorize(query);
     switch (outcome.kind) {
@@ -44,8 +41,7 @@ export class AuthorizeController {
     }
   }
 
-  @Get('assets/:name')
-  @UseCachePolicy('public, max-age=300')
+  @Route(MANAGEMENT_AUTH_ROUTES.asset)
   asset(@Param('name') name: string, @Res() res: Response): void {
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name as keyof typeof ASSETS] : undefined;
     if (!asset) throw new AppError('not_found');

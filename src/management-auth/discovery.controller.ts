@@ -1,22 +1,20 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { UseCachePolicy } from '../http/cache-policy';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { KeyRing } from '../platform/keys/key-ring';
 import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
+import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { controlPlaneIssuer } from './management-tokens';
 
 /** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
-@Controller('t/control-plane/.well-known')
-@UsePolicy('public')
+@Controller()
 export class DiscoveryController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: KeyRing,
   ) {}
 
-  @Get('openid-configuration')
-  @UseCachePolicy('public, max-age=300')
+  @Route(MANAGEMENT_AUTH_ROUTES.discovery)
   configuration(): Record<string, unknown> {
     const base = this.config.authOrigin;
     return {
@@ -36,8 +34,7 @@ export class DiscoveryController {
     };
   }
 
-  @Get('jwks.json')
-  @UseCachePolicy('public, max-age=300')
+  @Route(MANAGEMENT_AUTH_ROUTES.jwks)
   jwks(): { keys: unknown[] } {
     return this.keys.jwks('RS256');
   }

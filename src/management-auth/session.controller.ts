@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller } from '@nestjs/common';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { RevokeSessionDto } from './management-auth.dto';
+import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { SessionRevocationService } from './session-revocation.service';
 
 export interface ManagementUserResponse {
@@ -12,26 +13,21 @@ export interface ManagementUserResponse {
  * Session routes called only by the BFF (spec 4.2); all `Cache-Control: no-store`. A revocation
  * that cannot be stored propagates as 503, never as a success.
  */
-@Controller('management-auth')
+@Controller()
 export class SessionController {
   constructor(private readonly revocations: SessionRevocationService) {}
 
-  @Get('current')
-  @UsePolicy('bearer:management')
+  @Route(MANAGEMENT_AUTH_ROUTES.current)
   current(@CurrentPrincipal('management') p: PrincipalOf<'management'>): ManagementUserResponse {
     return { user: { id: p.userId, email: p.email, email_verified: true } };
   }
 
-  @Post('revoke')
-  @HttpCode(200)
-  @UsePolicy('bearer:management')
+  @Route(MANAGEMENT_AUTH_ROUTES.revoke)
   async revoke(@CurrentPrincipal('management') p: PrincipalOf<'management'>): Promise<{ revoked: boolean }> {
     return { revoked: await this.revocations.revokeOwn(p.userId, p.sessionId) };
   }
 
-  @Post('revoke-session')
-  @HttpCode(200)
-  @UsePolicy('basic:console-client')
+  @Route(MANAGEMENT_AUTH_ROUTES.revokeSession)
   async revokeSession(
     @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,
     @Body() body: RevokeSessionDto,

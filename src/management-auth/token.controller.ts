@@ -1,18 +1,17 @@
-import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { GrantTypeFirst } from '../http/grant-type-first.guard';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import { TokenRequestDto } from './management-auth.dto';
+import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { TokenService, type TokenResponse } from './token.service';
 
-@Controller('management-auth')
-@UsePolicy('basic:console-client')
+@Controller()
 export class TokenController {
   constructor(private readonly tokens: TokenService) {}
 
-  @Post('token')
-  @HttpCode(200)
+  @Route(MANAGEMENT_AUTH_ROUTES.token)
   @UseGuards(new GrantTypeFirst(['authorization_code', 'refresh_token']))
   token(
     @CurrentPrincipal('console-client') client: PrincipalOf<'console-client'>,

@@ -1,22 +1,22 @@
-import { Body, Controller, Param, Patch, Post } from '@nestjs/common';
-import { UsePolicy } from '../http/policy.decorator';
+import { Body, Controller, Param } from '@nestjs/common';
+import { Route } from '../http/route';
 import { CreateClientDto, UpdateClientDto, type ClientResponse } from './clients.dto';
 import { ConsoleClientsService } from './clients.service';
+import { MANAGEMENT_ROUTES } from './management.routes';
 import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
 
 /** The console creates and edits a tenant's clients (contract 15); roles in tenant-roles.ts. */
-@Controller('management/tenants/:id/clients')
-@UsePolicy('bearer:management')
+@Controller()
 export class ClientsController {
   constructor(private readonly clients: ConsoleClientsService) {}
 
-  @Post()
+  @Route(MANAGEMENT_ROUTES.createClient)
   @ForTenantAction('client.create')
   create(@MemberTenant() access: MemberTenantAccess, @Body() body: CreateClientDto): Promise<ClientResponse> {
     return this.clients.create(access, body);
   }
 
-  @Patch(':clientId')
+  @Route(MANAGEMENT_ROUTES.updateClient)
   @ForTenantAction('client.update')
   update(
     @MemberTenant() access: MemberTenantAccess,

@@ -1,12 +1,13 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { UsePolicy } from '../http/policy.decorator';
+import { Route } from '../http/route';
 import {
   toTenantResponse,
   type ClientListResponse,
   type TenantListResponse,
   type TenantResponse,
 } from './management.dto';
+import { MANAGEMENT_ROUTES } from './management.routes';
 import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
 import { TenantsService } from './tenants.service';
 
@@ -16,23 +17,22 @@ import { TenantsService } from './tenants.service';
  * controllers of their own (contract 15). Only management tokens of the control-plane realm pass the `bearer:management` policy;
  * customer and guest tokens fail it with 401.
  */
-@Controller('management/tenants')
-@UsePolicy('bearer:management')
+@Controller()
 export class TenantsController {
   constructor(private readonly tenants: TenantsService) {}
 
-  @Get()
+  @Route(MANAGEMENT_ROUTES.tenants)
   list(@CurrentPrincipal('management') p: PrincipalOf<'management'>): Promise<TenantListResponse> {
     return this.tenants.listForUser(p.userId);
   }
 
-  @Get(':id')
+  @Route(MANAGEMENT_ROUTES.tenant)
   @ForTenantAction('tenant.read')
   get(@MemberTenant() access: MemberTenantAccess): TenantResponse {
     return toTenantResponse(access.tenant);
   }
 
-  @Get(':id/clients')
+  @Route(MANAGEMENT_ROUTES.clients)
   @ForTenantAction('client.list')
   clients(@MemberTenant() access: MemberTenantAccess): Promise<ClientListResponse> {
     return this.tenants.clientsOf(access.tenant.id);

@@ -1,0 +1,8 @@
+import { CLIENT_ID_PATTERN, ID_PATTERN } from '../../platform/crypto/ids';
+import { str } from './schema';
+
+/** The fields that bind a tenant request to its client and browser flow (contract 6). */
+export const FLOW = {
+  client_id: str({ pattern: CLIENT_ID_PATTERN.source }),
+  browser_flow_id: str({ pattern: ID_PATTERN('flw').source }),
+};

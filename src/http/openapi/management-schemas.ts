@@ -1,0 +1,61 @@
+import { obj, str, type Schema } from './schema';
+
+/**
+ * Shapes of the management API (contracts 5 and 15), which the console BFF's proxy passes on as
+ * they are (contract 4): both document them with these.
+ */
+const ROLE = str({ enum: ['owner', 'admin', 'developer', 'viewer'] });
+export const TENANT_LIST = obj({ tenants: { type: 'array', items: obj({ id: str(), name: str(), role: ROLE }) } });
+export const TENANT = obj({
+  tenant: obj({ id: str(), name: str(), status: str(), created_at: str({ format: 'date-time' }) }),
+});
+export const CLIENT_LIST = obj({
+  clients: {
+    type: 'array',
+    items: obj({
+      client_id: str(),
+      name: str(),
+      type: str({ enum: ['browser', 'native'] }),
+      enabled: { type: 'boolean' },
+      scopes: { type: 'array', items: str() },
+      web_origins: {
+        type: 'array',
+        items: str(),
+        description: 'origins that may call the tenant API by CORS (redirect URIs’ origins plus registered ones)',
+      },
+    }),
+  },
+});
+
+const strings = (description: string): Schema => ({ type: 'array', items: str(), description });
+
+/** The client object of contract 15: never a secret. */
+const CLIENT_OBJECT = obj({
+  client_id: str({ pattern: '^cli_' }),
+  name: str(),
+  type: str({ enum: ['browser', 'native'] }),
+  enabled: { type: 'boolean' },
+  scopes: strings('of openid, profile, email, offline_access'),
+  redirect_uris: strings('https (http on loopback outside production); no fragment or userinfo'),
+  web_origins: strings('origins that may call the tenant API by CORS (redirect URIs’ origins plus registered ones)'),
+});
+export const CLIENT = obj({ client: CLIENT_OBJECT });
+
+/** Request shapes of the console's client changes (contract 15). */
+export const CREATE_CLIENT = obj({
+  name: str({ maxLength: 100 }),
+  type: str({ enum: ['browser', 'native'] }),
+  scopes: strings('unique values of openid, profile, email, offline_access'),
+  redirect_uris: strings('a browser client needs at least one'),
+  web_origins: strings('browser clients only'),
+});
+export const UPDATE_CLIENT = obj(
+  {
+    name: str({ maxLength: 100 }),
+    enabled: { type: 'boolean' },
+    scopes: strings('unique values of openid, profile, email, offline_access'),
+    redirect_uris: strings('replaces the list'),
+    web_origins: strings('replaces the list; browser clients only'),
+  },
+  [],
+);
