@@ -49,6 +49,10 @@ class ClientForm extends Component {
     this.state = { form: formOf(props.client), error: null, busy: false };
   }
 
+  componentDidMount() {
+    this.nameInput.focus();
+  }
+
   field(key) {
     return (e) => this.setState({ form: { ...this.state.form, [key]: e.currentTarget.value } });
   }
@@ -72,11 +76,22 @@ class ClientForm extends Component {
   render({ client, onCancel }, { form, error, busy }) {
     const id = client ? `edit-${client.client_id}` : 'new-client';
     const title = client ? `Edit ${client.name}` : 'New client';
+    const redirectHint =
+      client && !client.redirect_uris
+        ? '(one per line; leave empty to keep the current ones, anything typed replaces them)'
+        : '(one per line)';
     return html`<form class="panel" aria-labelledby=${`${id}-title`} onSubmit=${this.submit}>
       <h4 id=${`${id}-title`}>${title}</h4>
       <${Alert} message=${error} />
       <label for=${`${id}-name`}>Name</label>
-      <input id=${`${id}-name`} required maxlength="100" value=${form.name} onInput=${this.field('name')} />
+      <input
+        id=${`${id}-name`}
+        ref=${(el) => (this.nameInput = el)}
+        required
+        maxlength="100"
+        value=${form.name}
+        onInput=${this.field('name')}
+      />
       ${
         client
           ? null
@@ -87,7 +102,7 @@ class ClientForm extends Component {
       }
       <label for=${`${id}-scopes`}>Scopes <span class="hint">(separated by spaces)</span></label>
       <input id=${`${id}-scopes`} value=${form.scopes} onInput=${this.field('scopes')} />
-      <label for=${`${id}-redirects`}>Redirect URIs <span class="hint">(one per line)</span></label>
+      <label for=${`${id}-redirects`}>Redirect URIs <span class="hint">${redirectHint}</span></label>
       <textarea id=${`${id}-redirects`} rows="3" value=${form.redirect_uris} onInput=${this.field('redirect_uris')} />
       <label for=${`${id}-origins`}
         >Web origins <span class="hint">(one per line, e.g. https://play.example)</span></label
@@ -144,8 +159,7 @@ export class ClientsView extends Component {
       .finally(() => this.setState({ busy: null }));
   }
 
-  actions(client, writer) {
-    if (!writer) return null;
+  actions(client) {
     const busy = this.state.busy === client.client_id;
     return html`<div class="row-actions">
       <button
@@ -168,70 +182,56 @@ export class ClientsView extends Component {
     </div>`;
   }
 
-  render({ tenant }, { clients, error, notice, editing, creating }) {
+  table(clients, writer) {
+    if (clients.length === 0) return html`<p class="muted">No clients yet.</p>`;
+    // The list of contract 5 may not carry redirect URIs (a created or saved client does).
+    const showRedirects = clients.some((c) => Array.isArray(c.redirect_uris));
+    const columns = [
+      ['Client', (c) => c.name],
+      ['Client ID', (c) => html`<code>${c.client_id}</code>`],
+      ['Type', (c) => c.type],
+      [
+        'Status',
+        (c) => html`<span class=${c.enabled ? 'badge ok' : 'badge off'}>${c.enabled ? 'enabled' : 'disabled'}</span>`,
+      ],
+      ['Scopes', (c) => c.scopes.join(' ')],
+      ...(showRedirects ? [['Redirect URIs', (c) => urlList(c.redirect_uris)]] : []),
+      ['Web origins', (c) => urlList(c.web_origins)],
+      ...(writer ? [['Actions', (c) => this.actions(c)]] : []),
+    ];
+    return html`<${Table}
+      labels=${columns.map(([label]) => label)}
+      rows=${clients.map((c) => ({ key: c.client_id, className: 'client', cells: columns.map(([, cell]) => cell(c)) }))}
+    />`;
+  }
+
+  form() {
+    const { clients, editing, creating } = this.state;
+    if (creating)
+      return html`<${ClientForm} onSave=${this.create} onCancel=${() => this.setState({ creating: false })} />`;
+    const client = clients && clients.find((c) => c.client_id === editing);
+    if (!client) return null;
+    return html`<${ClientForm}
+      key=${client.client_id}
+      client=${client}
+      onSave=${this.update(client)}
+      onCancel=${() => this.setState({ editing: null })}
+    />`;
+  }
+
+  render({ tenant }, { clients, error, notice, creating }) {
     const writer = can(tenant.role, 'write');
-    const labels = ['Client', 'Client ID', 'Type', 'Status', 'Scopes', 'Redirect URIs', 'Web origins'];
-    if (writer) labels.push('Actions');
-    const editingClient = clients && clients.find((c) => c.client_id === editing);
+    const start = () => this.setState({ creating: true, editing: null, notice: null });
     return html`<section aria-labelledby="clients-title">
       <div class="section-head">
         <h3 id="clients-title">Clients</h3>
-        ${
-          writer && !creating
-            ? html`<button
-                type="button"
-                onClick=${() => this.setState({ creating: true, editing: null, notice: null })}
-              >
-                New client
-              </button>`
-            : null
-        }
+        ${writer && !creating ? html`<button type="button" onClick=${start}>New client</button>` : null}
       </div>
       ${writer ? null : html`<p class="muted">Your role (${tenant.role}) can read clients but not change them.</p>`}
       <${Alert} message=${error} />
       <${Notice} message=${notice} />
-      ${
-        creating
-          ? html`<${ClientForm} onSave=${this.create} onCancel=${() => this.setState({ creating: false })} />`
-          : null
-      }
-      ${
-        editingClient
-          ? html`<${ClientForm}
-              key=${editingClient.client_id}
-              client=${editingClient}
-              onSave=${this.update(editingClient)}
-              onCancel=${() => this.setState({ editing: null })}
-            />`
-          : null
-      }
-      ${
-        !clients
-          ? error
-            ? null
-            : html`<p class="muted">Loading clients…</p>`
-          : clients.length === 0
-            ? html`<p class="muted">No clients yet.</p>`
-            : html`<${Table}
-                labels=${labels}
-                rows=${clients.map((c) => ({
-                  key: c.client_id,
-                  className: 'client',
-                  cells: [
-                    c.name,
-                    html`<code>${c.client_id}</code>`,
-                    c.type,
-                    html`<span class=${c.enabled ? 'badge ok' : 'badge off'}
-                      >${c.enabled ? 'enabled' : 'disabled'}</span
-                    >`,
-                    c.scopes.join(' '),
-                    urlList(c.redirect_uris),
-                    urlList(c.web_origins),
-                    ...(writer ? [this.actions(c, writer)] : []),
-                  ],
-                }))}
-              />`
-      }
+      ${this.form()}
+      ${clients ? this.table(clients, writer) : error ? null : html`<p class="muted">Loading clients…</p>`}
     </section>`;
   }
 }

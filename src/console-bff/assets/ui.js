@@ -78,13 +78,22 @@ export function Table({ labels, rows }) {
  * An inline confirmation that names what it acts on. `busy` disables both buttons while the
  * call runs, so a double click sends one request.
  */
-export function Confirm({ id, question, detail, action, busy, onConfirm, onCancel }) {
-  return html`<div class="confirm" role="alertdialog" aria-labelledby=${id} aria-describedby=${`${id}-detail`}>
-    <p id=${id} class="confirm-question">${question}</p>
-    <p id=${`${id}-detail`}>${detail}</p>
-    <div class="actions">
-      <button type="button" class="danger" disabled=${busy} onClick=${onConfirm}>${action}</button>
-      <button type="button" class="secondary" disabled=${busy} onClick=${onCancel}>Cancel</button>
-    </div>
-  </div>`;
+export class Confirm extends Component {
+  // Keyboard and screen-reader users land on the choice; Cancel is first so Enter does not erase.
+  componentDidMount() {
+    this.cancel.focus();
+  }
+
+  render({ id, question, detail, action, busy, onConfirm, onCancel }) {
+    return html`<div class="confirm" role="alertdialog" aria-labelledby=${id} aria-describedby=${`${id}-detail`}>
+      <p id=${id} class="confirm-question">${question}</p>
+      <p id=${`${id}-detail`}>${detail}</p>
+      <div class="actions">
+        <button type="button" class="secondary" disabled=${busy} onClick=${onCancel} ref=${(el) => (this.cancel = el)}>
+          Cancel
+        </button>
+        <button type="button" class="danger" disabled=${busy} onClick=${onConfirm}>${action}</button>
+      </div>
+    </div>`;
+  }
 }
