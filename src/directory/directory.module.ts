@@ -7,8 +7,14 @@ import { ClientsRepository } from './clients.repository';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
 import { IdentitiesRepository } from './identities.repository';
 import { MembershipsRepository } from './memberships.repository';
+import { SessionStore } from '../platform/session-store/session-store';
+import { SessionStoreModule } from '../platform/session-store/session-store.module';
+import { PlayerLookupRepository } from './player-lookup.repository';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
+import { UserDeactivation } from './user-deactivation';
+import { UserErasure } from './user-erasure';
+import { UserRecordsRepository } from './user-records.repository';
 
 const SHARED = [
   AuditTrail,
@@ -19,8 +25,22 @@ const SHARED = [
   MembershipsRepository,
   SessionRecordsRepository,
   ControlPlaneSeedService,
+  UserRecordsRepository,
+  PlayerLookupRepository,
+  // The orderings shared with the admin CLI's `user deactivate` and `user delete` (contracts 12,
+  // 13, 15), on the service's stores.
+  {
+    provide: UserErasure,
+    useFactory: (sessions: SessionStore, users: UserRecordsRepository) => new UserErasure(sessions, users),
+    inject: [SessionStore, UserRecordsRepository],
+  },
+  {
+    provide: UserDeactivation,
+    useFactory: (sessions: SessionStore, users: UserRecordsRepository) => new UserDeactivation(sessions, users),
+    inject: [SessionStore, UserRecordsRepository],
+  },
 ];
 
 /** Tenants, clients, users, identities, memberships: shared by every feature module. */
-@Module({ imports: [DatabaseModule, CryptoModule], providers: SHARED, exports: SHARED })
+@Module({ imports: [DatabaseModule, CryptoModule, SessionStoreModule], providers: SHARED, exports: SHARED })
 export class DirectoryModule {}

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
+import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { text, type Row } from './row-decoders';
 
 @Injectable()
 export class SessionRecordsRepository {
@@ -37,6 +39,33 @@ export class SessionRecordsRepository {
       [sessionId, userId],
     );
     return affected === 1;
+  }
+
+  /**
+   * Marks a session of the tenant revoked and writes the audit rows `recordsFor(userId)` gives, in
+   * one transaction, before the caller revokes the live session in Redis, which cannot share it
+   * (issue 22, point 6): the row of the revocation exists before its effect, and from the commit
+   * on the session's refresh is refused here even if Redis is not reached. Null when the tenant
+   * has no such session; an already revoked one is recorded again, and revoked again in Redis.
+   */
+  async revokeRecorded(
+    tenantId: string,
+    sessionId: string,
+    recordsFor: (userId: string) => readonly AuditRecord[],
+  ): Promise<{ userId: string } | null> {
+    return this.records.manager.transaction(async (m) => {
+      const [row] = await m.query<Row[]>('SELECT user_id FROM sessions WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+        sessionId,
+        tenantId,
+      ]);
+      if (!row) return null;
+      const userId = text(row, 'user_id');
+      await m.query('UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1', [
+        sessionId,
+      ]);
+      for (const record of recordsFor(userId)) await insertAuditRecord(m, record);
+      return { userId };
+    });
   }
 
   /**

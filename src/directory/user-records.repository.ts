@@ -30,8 +30,11 @@ interface UserRow {
   deactivated_at: Date | null;
 }
 
-/** Who asked for an erasure: an operator (`user delete`, contract 12) or the user (contract 13). */
-export type ErasedBy = 'admin' | 'self';
+/**
+ * Who asked for an erasure: an operator (`user delete`, contract 12), the user (contract 13), or a
+ * member of the tenant in the console (contract 15).
+ */
+export type ErasedBy = 'admin' | 'self' | 'console';
 
 /**
  * Reads and writes of one whole user: look-up, deactivation, erasure. Used by the admin CLI

@@ -1,14 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DirectoryModule } from '../directory/directory.module';
-import { UserErasure } from '../directory/user-erasure';
-import { UserRecordsRepository } from '../directory/user-records.repository';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { EmailCodesModule } from '../platform/email-codes/email-codes.module';
 import { KeysModule } from '../platform/keys/keys.module';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module';
 import { RefreshTokens } from '../platform/session-store/refresh-tokens';
-import { SessionStore } from '../platform/session-store/session-store';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { BrowserFlows } from './browser-flows';
 import { BrowserFlowsStore } from './browser-flows.store';
@@ -57,13 +54,6 @@ import { UpgradeService } from './upgrade.service';
     GuestBearerAuthenticator,
     GuestService,
     MeService,
-    UserRecordsRepository,
-    // The erasure shared with the admin CLI's `user delete` (contract 13), on the service's stores.
-    {
-      provide: UserErasure,
-      useFactory: (sessions: SessionStore, users: UserRecordsRepository) => new UserErasure(sessions, users),
-      inject: [SessionStore, UserRecordsRepository],
-    },
     // Lets the RFC 7009 revoke check a refresh token's MAC before it writes its audit row.
     {
       provide: RefreshTokens,

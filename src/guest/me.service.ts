@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { identityViews, type IdentityView } from '../directory/identity-view';
 import { UserErasure } from '../directory/user-erasure';
 import { UserRecordsRepository, type UserRecord } from '../directory/user-records.repository';
 import { AppError } from '../errors/app-error';
@@ -9,22 +10,17 @@ export interface MeResponse {
     id: string;
     guest: boolean;
     created_at: string;
-    identities: Array<{ provider: string; provider_subject: string; email?: string }>;
+    identities: IdentityView[];
   };
 }
 
-/** Contract 13: `email` is stated for email identities only, never for a chat-platform account. */
 export function toMeResponse(user: UserRecord): MeResponse {
   return {
     user: {
       id: user.id,
       guest: user.kind === 'guest',
       created_at: user.createdAt.toISOString(),
-      identities: user.identities.map((i) =>
-        i.provider === 'email' && i.email !== null
-          ? { provider: i.provider, provider_subject: i.providerSubject, email: i.email }
-          : { provider: i.provider, provider_subject: i.providerSubject },
-      ),
+      identities: identityViews(user),
     },
   };
 }

@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
+import { SessionStoreModule } from '../platform/session-store/session-store.module';
 import { DirectoryModule } from '../directory/directory.module';
 import { ClientsController } from './clients.controller';
 import { ConsoleClientsService } from './clients.service';
+import { PlayersController } from './players.controller';
+import { PlayersService } from './players.service';
 import { TenantMembershipGuard } from './tenant-membership.guard';
 import { TenantsController } from './tenants.controller';
 import { TenantsService } from './tenants.service';
@@ -13,8 +16,8 @@ import { TenantsService } from './tenants.service';
  * of a tenant (contract 15).
  */
 @Module({
-  imports: [DirectoryModule],
-  controllers: [TenantsController, ClientsController],
-  providers: [TenantsService, ConsoleClientsService, TenantMembershipGuard],
+  imports: [DirectoryModule, SessionStoreModule],
+  controllers: [TenantsController, ClientsController, PlayersController],
+  providers: [TenantsService, ConsoleClientsService, PlayersService, TenantMembershipGuard],
 })
 export class ManagementModule {}

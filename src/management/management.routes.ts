@@ -2,6 +2,11 @@ import {
   CLIENT,
   CLIENT_LIST,
   CREATE_CLIENT,
+  DEACTIVATED_PLAYER,
+  ERASED_PLAYER,
+  PLAYER_WITH_SESSIONS,
+  PLAYERS,
+  REVOKED_SESSION,
   TENANT,
   TENANT_LIST,
   UPDATE_CLIENT,
@@ -17,6 +22,10 @@ const WRITE_ERRORS = {
   403: error('forbidden (no membership, a role below the action’s, or a write without the tenant:write scope)'),
   ...pick(413, 503),
 };
+/** A tenant route's refusals without a body: no bearer, no membership, role or scope, or a dependency down. */
+const TENANT_ERRORS = { ...pick(401), 403: WRITE_ERRORS[403], ...pick(503) };
+const NO_PLAYER = error('not_found: no such player in this tenant');
+const PLAYER_PARAMS = [param('id', 'path'), param('userId', 'path')];
 
 /**
  * The management API (contract sections 5 and 15): management bearer tokens only; tenant routes
@@ -87,6 +96,79 @@ export const MANAGEMENT_ROUTES = {
         200: ok('the client as changed', CLIENT),
         ...WRITE_ERRORS,
         404: error('not_found: no such client in this tenant'),
+      },
+    },
+  },
+  findPlayer: {
+    method: 'GET',
+    path: '/management/tenants/:id/users',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'findTenantPlayer',
+      tags,
+      summary: 'Find a player by exact user id or exact email address (developer and up); never a pattern',
+      parameters: [param('id', 'path'), param('q', 'query')],
+      responses: {
+        200: ok('the player, or none', PLAYERS),
+        400: error('invalid_request: q is neither a user id nor an email address'),
+        ...TENANT_ERRORS,
+      },
+    },
+  },
+  player: {
+    method: 'GET',
+    path: '/management/tenants/:id/users/:userId',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'getTenantPlayer',
+      tags,
+      summary: 'A player and its live sessions (developer and up)',
+      parameters: PLAYER_PARAMS,
+      responses: { 200: ok('the player', PLAYER_WITH_SESSIONS), ...TENANT_ERRORS, 404: NO_PLAYER },
+    },
+  },
+  deactivatePlayer: {
+    method: 'POST',
+    path: '/management/tenants/:id/users/:userId/deactivate',
+    policy: 'bearer:management',
+    status: 200,
+    operation: {
+      operationId: 'deactivateTenantPlayer',
+      tags,
+      summary:
+        'Deactivate a player and revoke its sessions at once (admin and up; tenant:write); audited as console.user.deactivate',
+      parameters: PLAYER_PARAMS,
+      responses: { 200: ok('the player, deactivated', DEACTIVATED_PLAYER), ...TENANT_ERRORS, 404: NO_PLAYER },
+    },
+  },
+  erasePlayer: {
+    method: 'DELETE',
+    path: '/management/tenants/:id/users/:userId',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'eraseTenantPlayer',
+      tags,
+      summary:
+        'Erase a player as `user delete` does: identities, sessions, personal data; the audit trail keeps ids only (admin and up; tenant:write); audited as console.user.delete',
+      parameters: PLAYER_PARAMS,
+      responses: { 200: ok('erased', ERASED_PLAYER), ...TENANT_ERRORS, 404: NO_PLAYER },
+    },
+  },
+  revokeSession: {
+    method: 'POST',
+    path: '/management/tenants/:id/sessions/:sessionId/revoke',
+    policy: 'bearer:management',
+    status: 200,
+    operation: {
+      operationId: 'revokeTenantPlayerSession',
+      tags,
+      summary:
+        'End one session of a player; its refresh is refused from then on (admin and up; tenant:write); audited as console.session.revoke',
+      parameters: [param('id', 'path'), param('sessionId', 'path')],
+      responses: {
+        200: ok('revoked', REVOKED_SESSION),
+        ...TENANT_ERRORS,
+        404: error('not_found: no such session in this tenant'),
       },
     },
   },

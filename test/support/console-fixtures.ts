@@ -12,10 +12,15 @@ import type { TestApp } from './test-app';
  * admin CLI uses (tenant and client management are not API operations).
  */
 export async function controlPlaneUserId(t: TestApp, email: string): Promise<string> {
+  return emailUserId(t, CONTROL_PLANE_TENANT_ID, email);
+}
+
+/** The user of a tenant with this email identity, created (a regular user) when there is none. */
+export async function emailUserId(t: TestApp, tenantId: string, email: string): Promise<string> {
   const address = canonicalEmail(email);
   const { user } = await t.app.get(IdentitiesRepository).resolveOrCreate(
     {
-      tenantId: CONTROL_PLANE_TENANT_ID,
+      tenantId,
       provider: 'email',
       providerSubject: address,
       email: address,

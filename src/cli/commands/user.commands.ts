@@ -1,4 +1,5 @@
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
+import { UserDeactivation } from '../../directory/user-deactivation';
 import { UserErasure } from '../../directory/user-erasure';
 import { UserRecordsRepository } from '../../directory/user-records.repository';
 import { AdminInputError, type AdminCommand } from '../admin-command';
@@ -25,20 +26,17 @@ export const USER_COMMANDS: readonly AdminCommand[] = [
     async run(ctx, v) {
       const users = await userRecords(ctx);
       const user = await findTargetUser(users, v);
-      // PostgreSQL first: from here no sign-in, code exchange or new session passes its user
-      // check; then every live session goes at once and the user is marked so none can join
-      // (contract 12). Repeating the command repeats the revocation. Both audit rows commit with
-      // the status, before the Redis revocation, which cannot share the transaction (issue 22):
-      // a failed revocation leaves its rows and a failed command, to be run again.
-      const sessions = await ctx.sessions();
-      const changed = await users.deactivate(user.tenantId, user.id, 'admin', [
-        ctx.adminRecord(this.name, user.tenantId, user.id),
-      ]);
-      const recorded = (await users.unexpiredSessions(user.id)).map((s) => s.id);
-      const revoked = await sessions.revokeUser(user.id, recorded);
+      // The same ordering as the console's deactivation (src/directory/user-deactivation.ts); the
+      // command's own row commits with the status, before the Redis revocation (issue 22).
+      const { changed, revokedSessions } = await new UserDeactivation(await ctx.sessions(), users).deactivate(
+        user.tenantId,
+        user.id,
+        'admin',
+        [ctx.adminRecord(this.name, user.tenantId, user.id)],
+      );
       return {
         user: { id: user.id, tenant: user.tenantId, status: 'deactivated', changed },
-        revoked_sessions: revoked.length,
+        revoked_sessions: revokedSessions,
       };
     },
   },

@@ -59,3 +59,29 @@ export const UPDATE_CLIENT = obj(
   },
   [],
 );
+
+/** A player as the console shows it (contract 15); identities as in GET /t/{tenantId}/me. */
+const PLAYER = obj({
+  id: str({ pattern: '^usr_' }),
+  guest: { type: 'boolean' },
+  status: str({ enum: ['active', 'deactivated'] }),
+  created_at: str({ format: 'date-time' }),
+  identities: {
+    type: 'array',
+    items: obj({ provider: str(), provider_subject: str(), email: str({ description: 'email identities only' }) }, [
+      'provider',
+      'provider_subject',
+    ]),
+  },
+});
+const PLAYER_SESSION = obj({
+  id: str({ description: 'the session id (ses_…)' }),
+  client_id: str(),
+  created_at: str({ format: 'date-time' }),
+  last_used_at: { type: ['string', 'null'], format: 'date-time' },
+});
+export const PLAYERS = obj({ users: { type: 'array', items: PLAYER } });
+export const PLAYER_WITH_SESSIONS = obj({ user: PLAYER, sessions: { type: 'array', items: PLAYER_SESSION } });
+export const DEACTIVATED_PLAYER = obj({ user: PLAYER });
+export const ERASED_PLAYER = obj({ deleted: { const: true } });
+export const REVOKED_SESSION = obj({ revoked: { type: 'boolean', description: 'whether the session was still live' } });

@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import { createClient } from '../../support/console-fixtures';
@@ -42,13 +43,52 @@ const ROUTES: readonly RouteCase[] = [
     call: (w, c) => w.as(c).patch(`${T}/clients/cli_acme_web`, { name: `renamed by ${c}` }),
     expected: [403, 403, 200, 200],
   },
+  {
+    route: 'GET users?q=',
+    call: async (w, c) =>
+      w
+        .as(c)
+        .get(`${T}/users`)
+        .query({ q: (await newGuest(w)).user_id }),
+    expected: [403, 200, 200, 200],
+  },
+  {
+    route: 'GET users/{userId}',
+    call: async (w, c) => w.as(c).get(`${T}/users/${(await newGuest(w)).user_id}`),
+    expected: [403, 200, 200, 200],
+  },
+  {
+    route: 'POST users/{userId}/deactivate',
+    call: async (w, c) => w.as(c).post(`${T}/users/${(await newGuest(w)).user_id}/deactivate`),
+    expected: [403, 403, 200, 200],
+  },
+  {
+    route: 'DELETE users/{userId}',
+    call: async (w, c) => w.as(c).delete(`${T}/users/${(await newGuest(w)).user_id}`),
+    expected: [403, 403, 200, 200],
+  },
+  {
+    route: 'POST sessions/{sessionId}/revoke',
+    call: async (w, c) => w.as(c).post(`${T}/sessions/${(await newGuest(w)).session_id}/revoke`),
+    expected: [403, 403, 200, 200],
+  },
 ];
+
+/** A fresh guest of acme, so every role's write has a target of its own. */
+async function newGuest(w: ConsoleTenant): Promise<{ user_id: string; session_id: string }> {
+  const res = await w.t
+    .auth()
+    .post('/t/acme/guest')
+    .send({ client_id: 'cli_acme_web', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
+    .expect(201);
+  return res.body as { user_id: string; session_id: string };
+}
 
 describe('console roles: every management route × every role (contract 15)', () => {
   let w: ConsoleTenant;
   beforeAll(async () => {
     w = await startConsoleTenant();
-    await createClient(w.t, 'acme', { id: 'cli_acme_web', name: 'Acme Web' });
+    await createClient(w.t, 'acme', { id: 'cli_acme_web', name: 'Acme Web', scopes: ['openid', 'offline_access'] });
   });
   afterAll(async () => {
     await w.close();
@@ -99,7 +139,18 @@ describe('console roles: every management route × every role (contract 15)', ()
     expect((await signIn(w.t, emailOf('owner'), CONSOLE_SCOPES)).scope).toBe(CONSOLE_SCOPES);
   });
 
-  it('a refused role changes nothing: the viewer’s and developer’s client writes left no row', async () => {
+  it('a refused role changes nothing: no console row names a viewer or a developer, no guest of theirs ended', async () => {
+    const { rows: actors } = await w.t.pg.query<{ actor: string }>(
+      `SELECT DISTINCT data->>'actor_id' AS actor FROM audit_events WHERE type LIKE 'console.%'`,
+    );
+    expect(actors.map((r) => r.actor).sort()).toEqual([w.userIds.admin, w.userIds.owner].sort());
+    const { rows: ended } = await w.t.pg.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM users WHERE tenant_id = 'acme' AND status <> 'active'`,
+    );
+    expect(ended).toEqual([{ n: 2 }]);
+  });
+
+  it('the refused client writes left no client row', async () => {
     const { rows } = await w.t.pg.query(`SELECT name FROM clients WHERE tenant_id = 'acme' ORDER BY name`);
     expect(rows.map((r: { name: string }) => r.name)).not.toEqual(
       expect.arrayContaining([expect.stringMatching(/by (viewer|developer)/)]),

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, emailUserId } from '../../support/console-fixtures';
+import { auditRows, startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
+
+const T = '/management/tenants/acme';
+const flowId = (): string => `flw_${randomBytes(18).toString('base64url')}`;
+
+interface Guest {
+  readonly user_id: string;
+  readonly session_id: string;
+  readonly refresh_token: string;
+}
+
+/** Contract 15: the console finds, inspects and takes care of a tenant's players. */
+describe('management API: players and their sessions (contract 15)', () => {
+  let w: ConsoleTenant;
+  const guest = async (tenantId = 'acme', clientId = 'cli_acme_web'): Promise<Guest> =>
+    (await w.t.auth().post(`/t/${tenantId}/guest`).send({ client_id: clientId, browser_flow_id: flowId() }).expect(201))
+      .body as Guest;
+  const refresh = (g: Guest) =>
+    w.t
+      .auth()
+      .post('/t/acme/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: g.refresh_token, client_id: 'cli_acme_web' });
+  const emailPlayer = (address: string, tenantId = 'acme'): Promise<string> => emailUserId(w.t, tenantId, address);
+
+  beforeAll(async () => {
+    w = await startConsoleTenant();
+    await createClient(w.t, 'acme', { id: 'cli_acme_web', name: 'Acme Web', scopes: ['openid', 'offline_access'] });
+    await createClient(w.t, 'other-team', { id: 'cli_other', name: 'Other', scopes: ['openid', 'offline_access'] });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  describe('GET users?q=: an exact user id or an exact address, never a pattern', () => {
+    let playerId: string;
+    beforeAll(async () => {
+      playerId = await emailPlayer('player@example.com');
+      await emailPlayer('other@example.com', 'other-team');
+    });
+
+    it('finds a player by id, with exactly the contract fields', async () => {
+      const res = await w.as('developer').get(`${T}/users`).query({ q: playerId }).expect(200);
+      expect(res.body).toEqual({
+        users: [
+          {
+            id: playerId,
+            guest: false,
+            status: 'active',
+            created_at: expect.any(String),
+            identities: [{ provider: 'email', provider_subject: 'player@example.com', email: 'player@example.com' }],
+          },
+        ],
+      });
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
+
+    it('finds a player by the address in any case and spacing, normalised as sign-in does', async () => {
+      for (const q of ['player@example.com', ' Player@Example.COM '])
+        expect(
+          (await w.as('developer').get(`${T}/users`).query({ q }).expect(200)).body.users.map(
+            (u: { id: string }) => u.id,
+          ),
+        ).toEqual([playerId]);
+    });
+
+    it.each([
+      ['a prefix', 'player@example'],
+      ['a suffix', 'layer@example.com'],
+      ['a LIKE pattern', '%@example.com'],
+      ['a regex', 'player@.*'],
+      ['the same address in another tenant', 'other@example.com'],
+    ])('finds nobody for %s', async (_label, q) => {
+      const res = await w.as('developer').get(`${T}/users`).query({ q }).expect(200);
+      expect(res.body).toEqual({ users: [] });
+    });
+
+    it('finds nobody for a player id of another tenant', async () => {
+      const stranger = await guest('other-team', 'cli_other');
+      const res = await w.as('developer').get(`${T}/users`).query({ q: stranger.user_id }).expect(200);
+      expect(res.body).toEqual({ users: [] });
+    });
+
+    it.each([
+      ['no q', {}],
+      ['a q that is neither id nor address', { q: 'player' }],
+      ['an unknown parameter', { q: 'player@example.com', like: '1' }],
+    ])('refuses %s with 400', async (_label, query) => {
+      const res = await w.as('developer').get(`${T}/users`).query(query).expect(400);
+      expect(res.body.error).toBe('invalid_request');
+    });
+  });
+
+  it('GET users/{userId}: the player and its live sessions, with last use after a refresh', async () => {
+    const g = await guest();
+    const first = await w.as('developer').get(`${T}/users/${g.user_id}`).expect(200);
+    expect(first.body).toEqual({
+      user: { id: g.user_id, guest: true, status: 'active', created_at: expect.any(String), identities: [] },
+      sessions: [{ id: g.session_id, client_id: 'cli_acme_web', created_at: expect.any(String), last_used_at: null }],
+    });
+    await refresh(g).expect(200);
+    const after = await w.as('developer').get(`${T}/users/${g.user_id}`).expect(200);
+    expect(after.body.sessions[0].last_used_at).toEqual(expect.any(String));
+    await w
+      .as('developer')
+      .get(`${T}/users/usr_${'x'.repeat(22)}`)
+      .expect(404);
+  });
+
+  it('POST sessions/{sessionId}/revoke ends that session: its refresh is refused, its rows name the actor', async () => {
+    const g = await guest();
+    const other = await guest();
+    const res = await w.as('admin').post(`${T}/sessions/${g.session_id}/revoke`).expect(200);
+    expect(res.body).toEqual({ revoked: true });
+    expect((await refresh(g).expect(400)).body.error).toBe('invalid_grant');
+    await refresh(other).expect(200);
+    expect((await w.as('developer').get(`${T}/users/${g.user_id}`).expect(200)).body.sessions).toEqual([]);
+    expect((await auditRows(w.t, 'acme', 'console.session.revoke')).at(-1)).toEqual({
+      subject: g.session_id,
+      data: { actor_id: w.userIds.admin, user_id: g.user_id },
+    });
+    expect((await auditRows(w.t, 'acme', 'session.revoked')).at(-1)).toEqual({
+      subject: g.user_id,
+      data: { session_id: g.session_id, by: 'console' },
+    });
+  });
+
+  it('refuses to revoke a session of another tenant (404), which stays live', async () => {
+    const stranger = await guest('other-team', 'cli_other');
+    await w.as('owner').post(`${T}/sessions/${stranger.session_id}/revoke`).expect(404);
+    await w.as('owner').post(`${T}/sessions/ses_nope/revoke`).expect(404);
+    await w.t
+      .auth()
+      .post('/t/other-team/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: stranger.refresh_token, client_id: 'cli_other' })
+      .expect(200);
+  });
+
+  it('POST users/{userId}/deactivate: the player is deactivated, every session ends at once, both rows recorded', async () => {
+    const g = await guest();
+    const res = await w.as('admin').post(`${T}/users/${g.user_id}/deactivate`).expect(200);
+    expect(res.body.user).toEqual(expect.objectContaining({ id: g.user_id, status: 'deactivated' }));
+    expect((await refresh(g).expect(400)).body.error).toBe('invalid_grant');
+    expect((await auditRows(w.t, 'acme', 'user.deactivated')).at(-1)).toEqual({
+      subject: g.user_id,
+      data: { by: 'console' },
+    });
+    expect((await auditRows(w.t, 'acme', 'console.user.deactivate')).at(-1)).toEqual({
+      subject: g.user_id,
+      data: { actor_id: w.userIds.admin },
+    });
+  });
+
+  it('DELETE users/{userId} erases the player as the CLI does: no row keeps the address, the id finds nobody', async () => {
+    const address = 'leaving@example.com';
+    const id = await emailPlayer(address);
+    // A row that once held the address (as an identity event might): erasure must redact it.
+    await w.t.pg.query(
+      `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('identity.linked', 'acme', $1, $2)`,
+      [id, JSON.stringify({ email: address })],
+    );
+    expect((await w.as('owner').delete(`${T}/users/${id}`).expect(200)).body).toEqual({ deleted: true });
+    const { rows } = await w.t.pg.query(
+      `SELECT count(*)::int AS n FROM audit_events WHERE data::text LIKE '%leaving@%'`,
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+    expect((await w.as('developer').get(`${T}/users`).query({ q: address }).expect(200)).body).toEqual({ users: [] });
+    await w.as('developer').get(`${T}/users/${id}`).expect(404);
+    await w.as('owner').delete(`${T}/users/${id}`).expect(404);
+    expect((await auditRows(w.t, 'acme', 'console.user.delete')).at(-1)).toEqual({
+      subject: id,
+      data: { actor_id: w.userIds.owner, revoked_sessions: 0 },
+    });
+    expect((await auditRows(w.t, 'acme', 'user.deleted')).at(-1)).toEqual({ subject: id, data: { by: 'console' } });
+  });
+});
