@@ -53,7 +53,20 @@ function layerRule(layer, allowed) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      '**/node_modules/**',
+      'coverage/**',
+      'test-output/**',
+      'bench/out/**',
+      // Scripts in JavaScript are linted where they run outside the build: the bench's peer, the browser runner.
+      '**/*.js',
+      '**/*.mjs',
+      '!bench/peers/**/*.mjs',
+      '!test/browser/**/*.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -105,6 +118,28 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // JavaScript has no types to check: the rules that need them are off, Node's globals are known.
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: Object.fromEntries(
+        ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'setTimeout', 'clearTimeout'].map((g) => [
+          g,
+          'readonly',
+        ]),
+      ),
+    },
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // Layout is the formatter's job: rules that would fight it are off.
   prettier,

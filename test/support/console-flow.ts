@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { sessionHandleOf } from '../../src/console-bff/console-sessions.store';
 import type { ConsoleSessionState } from '../../src/console-bff/console-sessions.store';
 import { open } from '../../src/platform/crypto/aead';
+import type { ServiceUnderTest } from './service-agents';
 import type { TestApp } from './test-app';
 
 export const CONSOLE_COOKIE = '__Host-svc_console';
@@ -30,7 +31,7 @@ export interface ConsoleStart {
 }
 
 /** POST /api/auth/start as the console page's form does. */
-export async function consoleStart(t: TestApp): Promise<ConsoleStart> {
+export async function consoleStart(t: ServiceUnderTest): Promise<ConsoleStart> {
   const res = await t.console().post('/api/auth/start').set('Origin', t.consoleOrigin).expect(303);
   return {
     authorizeUrl: new URL(res.headers.location as string),
@@ -39,7 +40,7 @@ export async function consoleStart(t: TestApp): Promise<ConsoleStart> {
 }
 
 /** The hosted sign-in form on the auth host: authorize, email code over SMTP, confirm. Returns redirect_to. */
-export async function signInAtAuthHost(t: TestApp, authorizeUrl: URL, email: string): Promise<URL> {
+export async function signInAtAuthHost(t: ServiceUnderTest, authorizeUrl: URL, email: string): Promise<URL> {
   const page = await t.auth().get(`${authorizeUrl.pathname}${authorizeUrl.search}`).expect(200);
   const flowId = /data-flow-id="(flw_[A-Za-z0-9_-]+)"/.exec(page.text)?.[1];
   const authFlowCookie = cookiePair(setCookieLine(page, FLOW_COOKIE));
@@ -64,7 +65,7 @@ export async function signInAtAuthHost(t: TestApp, authorizeUrl: URL, email: str
 }
 
 /** Follows redirect_to to the BFF callback with the given console-host cookie header. */
-export function consoleCallback(t: TestApp, redirectTo: URL, cookie: string | undefined) {
+export function consoleCallback(t: ServiceUnderTest, redirectTo: URL, cookie: string | undefined) {
   const req = t.console().get(`${redirectTo.pathname}${redirectTo.search}`);
   return cookie === undefined ? req : req.set('Cookie', cookie);
 }
@@ -79,7 +80,7 @@ export interface ConsoleSession {
 }
 
 /** A full console sign-in, as a browser does it, ending with the console session cookie. */
-export async function consoleSignIn(t: TestApp, email: string): Promise<ConsoleSession> {
+export async function consoleSignIn(t: ServiceUnderTest, email: string): Promise<ConsoleSession> {
   const start = await consoleStart(t);
   const redirectTo = await signInAtAuthHost(t, start.authorizeUrl, email);
   const res = await consoleCallback(t, redirectTo, start.flowCookie).expect(303);

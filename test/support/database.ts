@@ -67,6 +67,15 @@ export async function createSuiteDatabase(): Promise<string> {
   }
 }
 
+/** An empty database `name`, dropped first if an earlier run left it (the bench's); returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  await admin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  });
+  return `${PG_BASE}/${name}`;
+}
+
 export async function dropSuiteDatabase(name: string): Promise<void> {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { consoleBasic, CONSOLE_CLIENT_ID, type TestApp } from './test-app';
+import { consoleBasic, CONSOLE_CLIENT_ID, type ServiceUnderTest } from './service-agents';
 
 export interface Pkce {
   readonly verifier: string;
@@ -19,12 +19,12 @@ export interface StartedFlow {
   readonly pkce: Pkce;
 }
 
-export function callbackUri(t: TestApp): string {
+export function callbackUri(t: ServiceUnderTest): string {
   return `${t.consoleOrigin}/api/auth/callback`;
 }
 
 export function authorizeQuery(
-  t: TestApp,
+  t: ServiceUnderTest,
   pkce: Pkce,
   state: string,
   extra: Record<string, string | undefined> = {},
@@ -42,7 +42,7 @@ export function authorizeQuery(
   return Object.fromEntries(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-export async function startFlow(t: TestApp, extra: Record<string, string> = {}): Promise<StartedFlow> {
+export async function startFlow(t: ServiceUnderTest, extra: Record<string, string> = {}): Promise<StartedFlow> {
   const pkce = pkcePair();
   const state = randomBytes(16).toString('base64url');
   const res = await t
@@ -57,7 +57,12 @@ export async function startFlow(t: TestApp, extra: Record<string, string> = {}):
   return { flowId, cookie, state, pkce };
 }
 
-export function emailPost(t: TestApp, path: 'start' | 'confirm', flow: StartedFlow, body: Record<string, unknown>) {
+export function emailPost(
+  t: ServiceUnderTest,
+  path: 'start' | 'confirm',
+  flow: StartedFlow,
+  body: Record<string, unknown>,
+) {
   return t
     .auth()
     .post(`/management-auth/email/${path}`)
@@ -66,14 +71,19 @@ export function emailPost(t: TestApp, path: 'start' | 'confirm', flow: StartedFl
     .send({ flow_id: flow.flowId, ...body });
 }
 
-export async function requestCode(t: TestApp, flow: StartedFlow, email: string): Promise<string> {
+export async function requestCode(t: ServiceUnderTest, flow: StartedFlow, email: string): Promise<string> {
   const after = t.smtp.messages.length;
   await emailPost(t, 'start', flow, { email }).expect(202);
   return t.smtp.waitForCode(email, { after });
 }
 
 /** Returns the authorization code from the confirm answer's redirect_to. */
-export async function confirmCode(t: TestApp, flow: StartedFlow, email: string, code: string): Promise<string> {
+export async function confirmCode(
+  t: ServiceUnderTest,
+  flow: StartedFlow,
+  email: string,
+  code: string,
+): Promise<string> {
   const res = await emailPost(t, 'confirm', flow, { email, code }).expect(200);
   const redirect = new URL(res.body.redirect_to as string);
   const authorizationCode = redirect.searchParams.get('code');
@@ -81,7 +91,11 @@ export async function confirmCode(t: TestApp, flow: StartedFlow, email: string, 
   return authorizationCode;
 }
 
-export function tokenRequest(t: TestApp, body: Record<string, string>, authorization: string = consoleBasic(t)) {
+export function tokenRequest(
+  t: ServiceUnderTest,
+  body: Record<string, string>,
+  authorization: string = consoleBasic(t),
+) {
   return t.auth().post('/management-auth/token').set('Authorization', authorization).type('form').send(body);
 }
 
@@ -98,7 +112,7 @@ export interface ManagementTokens {
 export const CONSOLE_SCOPES = 'tenant:read tenant:write';
 
 /** Full sign-in at the API: authorize, email code over SMTP, confirm, code exchange. */
-export async function signIn(t: TestApp, email: string, scope = 'tenant:read'): Promise<ManagementTokens> {
+export async function signIn(t: ServiceUnderTest, email: string, scope = 'tenant:read'): Promise<ManagementTokens> {
   const flow = await startFlow(t, { scope });
   const code = await requestCode(t, flow, email);
   const authorizationCode = await confirmCode(t, flow, email, code);

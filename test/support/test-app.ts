@@ -3,17 +3,19 @@ import Redis, { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
-import request from 'supertest';
+import type request from 'supertest';
 import { createApp } from '../../src/app.setup';
 import { loadConfig, type AppConfig } from '../../src/config/config';
 import { ControlPlaneSeedService } from '../../src/directory/control-plane-seed.service';
 import { OpenApiController } from '../../src/openapi/openapi.controller';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from './database';
 import { OpenApiResponses, type OpenApiDocument } from './openapi-responses';
+import { CONSOLE_CLIENT_ID, viaHost } from './service-agents';
 import { SmtpCatcher } from './smtp-catcher';
 import { readTestSecrets } from './test-secrets';
 
-export const CONSOLE_CLIENT_ID = 'cli_console';
+export { consoleBasic, CONSOLE_CLIENT_ID } from './service-agents';
+
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Set by scripts/test.sh to run suites against a 3-master Redis Cluster. */
 const CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES ?? '';
@@ -166,65 +168,4 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
       if (!shared) await dropSuiteDatabase(databaseName);
     },
   };
-}
-
-const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
-
-/**
- * A supertest agent on this instance's port whose requests carry the given Host header, and whose
- * every answer is checked against the OpenAPI document.
- */
-function viaHost(
-  port: number,
-  host: string,
-  checked: { responses: OpenApiResponses; trustProxy: boolean },
-): ReturnType<typeof request> {
-  const agent = request(`http://127.0.0.1:${port}`);
-  return new Proxy(agent, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof prop === 'string' && METHODS.has(prop) && typeof value === 'function') {
-        return (path: string) =>
-          checkedAgainstDocument((value as (p: string) => request.Test).call(target, path).set('Host', host), checked);
-      }
-      return value;
-    },
-  });
-}
-
-/**
- * Adds the document check as the request's last assertion, when it is sent (`await`, `.then` and
- * `.end` all go through `end`): the test's own `.expect(...)` calls run first, so a wrong status
- * is reported as such, and a mismatch with the document fails the request like any assertion.
- */
-function checkedAgainstDocument(
-  test: request.Test,
-  checked: { responses: OpenApiResponses; trustProxy: boolean },
-): request.Test {
-  const end = test.end.bind(test);
-  let added = false;
-  test.end = (callback) => {
-    if (!added) {
-      added = true;
-      test.expect((res: request.Response) => {
-        const sent = (res as unknown as { req?: { path?: string } }).req?.path;
-        const forwarded = checked.trustProxy ? test.get('X-Forwarded-Host') : undefined;
-        checked.responses.check({
-          method: test.method,
-          target: sent ?? test.url.replace(/^[a-z]+:\/\/[^/]+/i, ''),
-          host: forwarded ?? test.get('Host'),
-          status: res.status,
-          contentType: res.headers['content-type'],
-          text: res.text,
-        });
-      });
-    }
-    return end(callback);
-  };
-  return test;
-}
-
-/** Basic credentials of the console client, as the BFF sends them. */
-export function consoleBasic(t: TestApp): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(CONSOLE_CLIENT_ID)}:${encodeURIComponent(t.config.consoleClientSecret)}`).toString('base64')}`;
 }

@@ -1,43 +1,51 @@
-#!/usr/bin/env node
 // npm run soak: a bounded soak (5 minutes by default, SOAK_SECONDS to change) at moderate load:
 // current, refresh rotation chains and sign-ins at fixed rates. Samples the server's RSS and the
 // error count every 15 s and fails if memory keeps growing or errors appear.
-'use strict';
-const autocannon = require('autocannon');
-const { readFileSync } = require('node:fs');
-const { startService, refreshChainRequest, apiSignIn, log, sleep } = require('./service');
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import type { ManagementTokens } from '../test/support/management-flow';
+import { refreshChainRequest } from './measure';
+import { apiSignIn, log, startService } from './service';
 
-const SECONDS = Number(process.env.SOAK_SECONDS || 300);
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const SAMPLE_SECONDS = 15;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function rssMb(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 }
 
-async function main() {
-  const { ctx, pid, stop } = await startService();
+const cannon = (opts: autocannon.Options) =>
+  new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+
+async function main(): Promise<void> {
+  const service = await startService();
+  const { authOrigin } = service.t;
   // Access tokens live 5 minutes: like a real client, the soak refreshes its token every minute.
-  let session = await apiSignIn(ctx, 'soak-0@bench.example');
+  let session: ManagementTokens = await apiSignIn(service, 'soak-0@bench.example');
   const refresher = setInterval(() => {
-    fetch(`${ctx.authOrigin}/management-auth/token`, {
+    fetch(`${authOrigin}/management-auth/token`, {
       method: 'POST',
-      headers: { authorization: ctx.basic, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { authorization: service.basic, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: session.refresh_token }),
     })
       .then(async (res) => {
         if (res.status !== 200) throw new Error(`refresh answered ${res.status}`);
-        session = await res.json();
+        session = (await res.json()) as ManagementTokens;
       })
-      .catch((err) => log(`token refresh failed: ${err.message}`));
+      .catch((err: Error) => log(`token refresh failed: ${err.message}`));
   }, 60_000);
-  const pool = [];
-  for (let i = 0; i < 30; i++) pool.push((await apiSignIn(ctx, `soak-chain-${i}@bench.example`)).refresh_token);
+  const pool: string[] = [];
+  for (let i = 0; i < 30; i++) pool.push((await apiSignIn(service, `soak-chain-${i}@bench.example`)).refresh_token);
 
   const common = { duration: SECONDS, connections: 10 };
+  const tokenUrl = `${authOrigin}/management-auth/token`;
   const runs = [
-    autocannon({
+    cannon({
       ...common,
-      url: `${ctx.authOrigin}/management-auth/current`,
+      url: `${authOrigin}/management-auth/current`,
       overallRate: 300,
       requests: [
         {
@@ -48,11 +56,11 @@ async function main() {
         },
       ],
     }),
-    autocannon({
+    cannon({
       ...common,
-      url: `${ctx.authOrigin}/management-auth/token`,
+      url: tokenUrl,
       overallRate: 50,
-      requests: [refreshChainRequest(`${ctx.authOrigin}/management-auth/token`, ctx.basic, pool)],
+      requests: [refreshChainRequest(tokenUrl, pool, { authorization: service.basic })],
     }),
   ];
   let signIns = 0;
@@ -60,7 +68,7 @@ async function main() {
   const until = Date.now() + SECONDS * 1000;
   const signInLoop = (async () => {
     while (Date.now() < until) {
-      await apiSignIn(ctx, `soak-${signIns}@bench.example`).then(
+      await apiSignIn(service, `soak-${signIns}@bench.example`).then(
         () => signIns++,
         () => signInErrors++,
       );
@@ -68,22 +76,22 @@ async function main() {
     }
   })();
 
-  const samples = [];
+  const samples: Array<{ t: number; rss: number }> = [];
   while (Date.now() < until) {
     await sleep(SAMPLE_SECONDS * 1000);
-    samples.push({ t: samples.length * SAMPLE_SECONDS + SAMPLE_SECONDS, rss: rssMb(pid), signIns, signInErrors });
-    log(`t=${samples.at(-1).t}s rss=${samples.at(-1).rss.toFixed(1)} MB sign-ins=${signIns} errors=${signInErrors}`);
+    samples.push({ t: samples.length * SAMPLE_SECONDS + SAMPLE_SECONDS, rss: rssMb(service.pid) });
+    log(`t=${samples.at(-1)?.t}s rss=${samples.at(-1)?.rss.toFixed(1)} MB sign-ins=${signIns} errors=${signInErrors}`);
   }
   const results = await Promise.all(runs);
   clearInterval(refresher);
   await signInLoop;
-  await stop();
+  await service.stop();
 
   const errors = results.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0) + signInErrors;
   // Compare the average of the last third with the middle third: after warm-up, memory is flat
   // when the later samples are not higher by more than 10 %.
   const third = Math.max(1, Math.floor(samples.length / 3));
-  const avg = (xs) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
+  const avg = (xs: ReadonlyArray<{ rss: number }>) => xs.reduce((a, s) => a + s.rss, 0) / xs.length;
   const middle = avg(samples.slice(third, 2 * third));
   const last = avg(samples.slice(-third));
   const names = ['current', 'refresh'];
@@ -100,10 +108,10 @@ async function main() {
   );
   const flat = last <= middle * 1.1;
   console.log(`${flat ? 'MET ' : 'MISS'} memory flat; ${errors === 0 ? 'MET ' : 'MISS'} no errors`);
-  process.exitCode = flat && errors === 0 ? 0 : 1;
+  process.exit(flat && errors === 0 ? 0 : 1);
 }
 
-main().catch((err) => {
+main().catch((err: Error) => {
   console.error(err);
   process.exit(1);
 });

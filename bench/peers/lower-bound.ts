@@ -1,7 +1,6 @@
-#!/usr/bin/env node
-// The lower bound for `BENCH_LOWER_BOUND=1 npm run bench`: the static route, guest creation and
-// the refresh grant as the least the specification and the contract let a route built on the
-// fixed stack do, in a bare NestJS app. What a route of the service adds beyond this (validation, guards, metrics, the
+// The lower bound for `npm run bench`: the static route, guest creation and the refresh grant as
+// the least the specification and the contract let a route built on the fixed stack do, in a bare
+// NestJS app. What a route of the service adds beyond this (validation, guards, metrics, the
 // flow's rules, TypeORM) is what it costs over this floor; what this floor measures against the
 // peer is the best any implementation on this stack could do.
 //
@@ -18,9 +17,8 @@
 //
 // Environment: PORT, DATABASE_URL (an empty database it owns), REDIS_URL, REDIS_KEY_PREFIX,
 // LOWER_BOUND_CLIENT_SECRET. Also answers GET /readyz, and POST /seed with a fresh refresh token.
-'use strict';
-require('reflect-metadata');
-const {
+import 'reflect-metadata';
+import {
   createHash,
   createHmac,
   createSecretKey,
@@ -28,37 +26,39 @@ const {
   randomBytes,
   randomUUID,
   timingSafeEqual,
-} = require('node:crypto');
-const {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Injectable,
-  Module,
-  Param,
-  Post,
-  Req,
-  Res,
-  UseGuards,
-} = require('@nestjs/common');
-const { NestFactory } = require('@nestjs/core');
-const { AuthGuard, PassportStrategy } = require('@nestjs/passport');
-const helmet = require('helmet');
-const Redis = require('ioredis');
-const { Pool } = require('pg');
-const pino = require('pino');
-const { BasicStrategy } = require('passport-http');
-// The service's own signer, from the build the bench makes first: the lower bound signs exactly as
-// the service does (synchronously through node:crypto), so the comparison stays honest.
-const { JwsSigner } = require('../dist/src/platform/keys/jws-signer');
+} from 'node:crypto';
+import { Body, Controller, Get, HttpCode, Injectable, Module, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AuthGuard, PassportStrategy } from '@nestjs/passport';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import Redis from 'ioredis';
+import { BasicStrategy } from 'passport-http';
+import { Pool } from 'pg';
+import pino from 'pino';
+// The service's own signer: the lower bound signs exactly as the service does.
+import { JwsSigner } from '../../src/platform/keys/jws-signer';
 
-const redis = new Redis(process.env.REDIS_URL, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-const db = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+interface BoundRedis extends Redis {
+  budgets(n: number, ...keysAndLimit: Array<string | number>): Promise<number>;
+  startSession(...keysAndArgs: Array<string | number>): Promise<number>;
+  rotate(key: string, gen: string): Promise<string | null>;
+}
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`lower-bound: ${name} is required`);
+  return value;
+};
+const redis = new Redis(env('REDIS_URL'), { keyPrefix: env('REDIS_KEY_PREFIX') }) as BoundRedis;
+const db = new Pool({ connectionString: env('DATABASE_URL'), max: 20 });
 const log = pino({ base: { service: 'lower-bound' } }, pino.destination({ dest: '/dev/null', sync: true }));
 const macKey = createSecretKey(randomBytes(32));
-const mac = (domain, value) => createHmac('sha256', macKey).update(`${domain}\0${value}`).digest('base64url');
-const secretDigest = createHash('sha256').update(process.env.LOWER_BOUND_CLIENT_SECRET).digest();
+const mac = (domain: string, value: string) =>
+  createHmac('sha256', macKey).update(`${domain}\0${value}`).digest('base64url');
+const secretDigest = createHash('sha256').update(env('LOWER_BOUND_CLIENT_SECRET')).digest();
+const es256 = new JwsSigner('ES256', 'es', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+const rs256 = new JwsSigner('RS256', 'rs', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
 
 // Fixed-window budgets, all keys of one slot in one script, all or none.
 redis.defineCommand('budgets', {
@@ -82,35 +82,37 @@ redis.call('HSET', KEYS[1], 'gen', tonumber(ARGV[1]) + 1)
 return s[2]`,
 });
 
-let es256;
-let rs256;
 const BUDGET = 100_000_000;
 const client = { id: 'cli_bench', tenantId: 'bench', scopes: ['openid', 'offline_access'] };
+const refreshToken = (sessionId: string, gen: number) => `${sessionId}.${gen}.${mac('refresh', `${sessionId}.${gen}`)}`;
 
+@Injectable()
 class BasicClient extends PassportStrategy(BasicStrategy, 'basic') {
-  validate(id, secret) {
+  validate(id: string, secret: string): { id: string } | false {
     const digest = createHash('sha256').update(secret).digest();
     return id === 'cli_console' && timingSafeEqual(digest, secretDigest) ? { id } : false;
   }
 }
-Injectable()(BasicClient);
 
-const token = (sessionId, gen) => {
-  const body = `${sessionId}.${gen}`;
-  return `${body}.${mac('refresh', body)}`;
-};
-
+@Controller()
 class LowerBoundController {
-  async guest(tenantId, body, req, res) {
-    const network = mac('network', req.socket.remoteAddress);
-    if (!(await redis.budgets(1, `rl:ip-guest:{${network}}`, BUDGET))) throw new Error('429');
+  @Post('t/:tenantId/guest')
+  @HttpCode(201)
+  async guest(
+    @Param('tenantId') tenantId: string,
+    @Body() body: { client_id?: string; browser_flow_id: string },
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
+    const address = req.socket.remoteAddress ?? '';
+    if (!(await redis.budgets(1, `rl:ip-guest:{${mac('network', address)}}`, BUDGET))) throw new Error('429');
     if (tenantId !== client.tenantId || body.client_id !== client.id) throw new Error('400');
-    const slot = mac(`tenant:${tenantId}`, req.socket.remoteAddress);
+    const slot = mac(`tenant:${tenantId}`, address);
     if (!(await redis.budgets(2, `rl:g-client:{${slot}}:${client.id}`, `rl:g-tenant:{${slot}}`, BUDGET)))
       throw new Error('429');
     const cookie = randomBytes(32).toString('base64url');
-    const flowKey = `gf:{${body.browser_flow_id}}`;
     const cookieHash = createHash('sha256').update(cookie).digest('base64url');
+    const flowKey = `gf:{${body.browser_flow_id}}`;
     if (!(await redis.set(flowKey, JSON.stringify({ tenantId, cookieHash }), 'EX', 3600, 'NX'))) throw new Error('403');
     const userId = `usr_${randomBytes(16).toString('base64url')}`;
     const sessionId = `ses_${randomBytes(16).toString('base64url')}`;
@@ -122,7 +124,9 @@ class LowerBoundController {
     const proofId = `prf_${randomBytes(16).toString('base64url')}`;
     const issuer = `http://localhost/t/${tenantId}`;
     const now = Math.floor(Date.now() / 1000);
-    const [, , accessToken, idToken] = await Promise.all([
+    const common = { iss: issuer, sub: userId, aud: client.id, iat: now, exp: now + 300, sid: sessionId, guest: true };
+    // The writes go out first: the (synchronous) signatures run while Redis answers.
+    const writes = Promise.all([
       redis.startSession(`s:{${userId}}:${sessionId}`, `u:{${userId}}`, userId, client.id, 2_592_000, Date.now()),
       redis.set(
         `g:{${body.browser_flow_id}}:prf:${proofId}`,
@@ -130,30 +134,16 @@ class LowerBoundController {
         'EX',
         300,
       ),
-      es256.sign('at+jwt', {
-        iss: issuer,
-        sub: userId,
-        aud: client.id,
-        iat: now,
-        exp: now + 300,
-        jti: randomUUID(),
-        client_id: client.id,
-        sid: sessionId,
-        scope: client.scopes.join(' '),
-        token_use: 'access',
-        guest: true,
-      }),
-      es256.sign('JWT', {
-        iss: issuer,
-        sub: userId,
-        aud: client.id,
-        iat: now,
-        exp: now + 300,
-        auth_time: now,
-        sid: sessionId,
-        guest: true,
-      }),
     ]);
+    const accessToken = es256.sign('at+jwt', {
+      ...common,
+      jti: randomUUID(),
+      client_id: client.id,
+      scope: client.scopes.join(' '),
+      token_use: 'access',
+    });
+    const idToken = es256.sign('JWT', { ...common, auth_time: now });
+    await writes;
     res.cookie(`__Host-svc_flow_${body.browser_flow_id}`, cookie, {
       httpOnly: true,
       secure: true,
@@ -167,19 +157,22 @@ class LowerBoundController {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: 300,
-      refresh_token: token(sessionId, 0),
+      refresh_token: refreshToken(sessionId, 0),
       id_token: idToken,
       scope: client.scopes.join(' '),
       session_id: sessionId,
     };
   }
 
-  async token(req) {
-    const { grant_type: grantType, refresh_token: refreshToken } = req.body;
-    if (grantType !== 'refresh_token' || typeof refreshToken !== 'string') throw new Error('400');
-    const [sessionId, gen, tag] = refreshToken.split('.');
+  @Post('management-auth/token')
+  @HttpCode(200)
+  @UseGuards(AuthGuard('basic'))
+  async token(@Req() req: Request): Promise<Record<string, unknown>> {
+    const { grant_type: grantType, refresh_token: presented } = req.body as Record<string, unknown>;
+    if (grantType !== 'refresh_token' || typeof presented !== 'string') throw new Error('400');
+    const [sessionId = '', gen = '', tag = ''] = presented.split('.');
     const expected = mac('refresh', `${sessionId}.${gen}`);
-    if (!tag || tag.length !== expected.length || !timingSafeEqual(Buffer.from(tag), Buffer.from(expected)))
+    if (tag.length !== expected.length || !timingSafeEqual(Buffer.from(tag), Buffer.from(expected)))
       throw new Error('400');
     const userId = await redis.rotate(`s:{${sessionId}}`, gen);
     if (!userId) throw new Error('400');
@@ -200,55 +193,41 @@ class LowerBoundController {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: 300,
-      refresh_token: token(sessionId, Number(gen) + 1),
+      refresh_token: refreshToken(sessionId, Number(gen) + 1),
       scope: 'tenant:read',
       session_id: sessionId,
     };
   }
 
   /** A refresh token of a new live session, for the bench's rotation chains. */
-  async seed() {
+  @Post('seed')
+  async seed(): Promise<{ refresh_token: string }> {
     const sessionId = `ses_${randomBytes(16).toString('base64url')}`;
     await redis.hset(`s:{${sessionId}}`, 'uid', 'usr_bench', 'gen', '0');
     await redis.expire(`s:{${sessionId}}`, 86_400);
-    return { refresh_token: token(sessionId, 0) };
+    return { refresh_token: refreshToken(sessionId, 0) };
   }
 
-  ready() {
+  @Get(['healthz', 'readyz'])
+  ready(): { status: string } {
     return { status: 'ok' };
   }
 }
-// Decorators applied by hand: this file is plain JavaScript, run without a build.
-const route = (name, ...decorators) => {
-  const descriptor = Object.getOwnPropertyDescriptor(LowerBoundController.prototype, name);
-  for (const d of decorators) d(LowerBoundController.prototype, name, descriptor);
-};
-Param('tenantId')(LowerBoundController.prototype, 'guest', 0);
-Body()(LowerBoundController.prototype, 'guest', 1);
-Req()(LowerBoundController.prototype, 'guest', 2);
-Res({ passthrough: true })(LowerBoundController.prototype, 'guest', 3);
-route('guest', HttpCode(201), Post('t/:tenantId/guest'));
-Req()(LowerBoundController.prototype, 'token', 0);
-route('token', HttpCode(200), UseGuards(AuthGuard('basic')), Post('management-auth/token'));
-route('seed', Post('seed'));
-route('ready', Get(['healthz', 'readyz']));
-Controller()(LowerBoundController);
 
+@Module({ controllers: [LowerBoundController], providers: [BasicClient] })
 class LowerBoundModule {}
-Module({ controllers: [LowerBoundController], providers: [BasicClient] })(LowerBoundModule);
 
-async function main() {
-  es256 = new JwsSigner('ES256', 'es', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
-  rs256 = new JwsSigner('RS256', 'rs', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+async function main(): Promise<void> {
   await db.query(`CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, tenant_id text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now());
   CREATE TABLE IF NOT EXISTS sessions (id text PRIMARY KEY, user_id text NOT NULL REFERENCES users,
     client_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
   const app = await NestFactory.create(LowerBoundModule, { logger: false });
   app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);
-  const headers = [['Cache-Control', 'no-store']];
-  helmet()({}, { setHeader: (name, value) => headers.push([name, value]), removeHeader: () => {} }, () => {});
-  app.use((req, res, next) => {
+  const headers: Array<[string, string]> = [['Cache-Control', 'no-store']];
+  const collect = { setHeader: (name: string, value: string) => headers.push([name, value]), removeHeader: () => {} };
+  helmet()({} as Request, collect as unknown as Response, () => {});
+  app.use((req: Request, res: Response, next: NextFunction) => {
     const id = randomUUID();
     const started = Date.now();
     res.setHeader('X-Request-Id', id);
@@ -269,7 +248,7 @@ async function main() {
   await app.listen(Number(process.env.PORT));
 }
 
-main().catch((err) => {
+main().catch((err: Error) => {
   process.stderr.write(`lower-bound: ${err.stack}\n`);
   process.exit(1);
 });
