@@ -25,13 +25,22 @@ export interface Proof {
   readonly expires_in: number;
 }
 
+/** `provider`: `email`, `chat_platform` or the id of one of the tenant's OpenID Connect providers. */
+export interface LinkedIdentity {
+  readonly provider: string;
+  readonly provider_subject: string;
+  readonly email: string | null;
+}
+
 export interface Upgraded extends TokenSet {
   readonly user_id: string;
-  readonly linked_identity: {
-    readonly provider: 'email' | 'chat_platform';
-    readonly provider_subject: string;
-    readonly email: string | null;
-  };
+  readonly linked_identity: LinkedIdentity;
+}
+
+/** A credential linked to a full account (`POST me/identities`). */
+export interface Linked {
+  readonly user_id: string;
+  readonly linked_identity: LinkedIdentity;
 }
 
 /** The signed-in player as the service knows it (`GET /t/{tenantId}/me`, contract 13). */
@@ -214,6 +223,66 @@ export class GuestClient {
       0,
       q.get('error') ?? 'invalid_redirect',
       'The chat platform sign-in did not produce a proof.',
+    );
+  }
+
+  /** The URL a top-level navigation opens to sign in at an OpenID Connect provider (`GET providers/{id}/start`). */
+  providerStartUrl(providerId: string): string {
+    const q = new URLSearchParams(this.flowBody());
+    return `${this.opts.baseUrl}/t/${this.opts.tenantId}/providers/${encodeURIComponent(providerId)}/start?${q.toString()}`;
+  }
+
+  /** The provider's authorize URL for a page that opens it in a popup or a redirect (`POST providers/{id}/start`). */
+  async providerAuthorizeUrl(providerId: string): Promise<string> {
+    return (
+      await this.request<{ authorize_url: string }>(
+        'POST',
+        `providers/${encodeURIComponent(providerId)}/start`,
+        this.flowBody(),
+      )
+    ).authorize_url;
+  }
+
+  /**
+   * Native sign-in (`POST providers/{id}/token`): the ID token the platform's own SDK obtained
+   * (Sign in with Apple on iOS, Google's Credential Manager on Android), and the nonce the app gave
+   * that SDK, if any. Answers a provider proof for `upgrade`, `signIn` or `linkIdentity`.
+   */
+  providerToken(providerId: string, idToken: string, nonce?: string): Promise<Proof> {
+    return this.request('POST', `providers/${encodeURIComponent(providerId)}/token`, {
+      ...this.flowBody(),
+      id_token: idToken,
+      ...(nonce === undefined ? {} : { nonce }),
+    });
+  }
+
+  /** Reads the provider callback's redirect to the game: a proof, or a GuestApiError with `error`. */
+  static providerRedirectResult(redirectedTo: string): Proof {
+    return GuestClient.chatRedirectResult(redirectedTo);
+  }
+
+  /** A full account's linking intent (`POST me/linking-intent`), before `linkIdentity`. */
+  async createAccountLinkingIntent(): Promise<{ intent_id: string; expires_in: number }> {
+    return this.request('POST', 'me/linking-intent', this.flowBody(), await this.getAccessToken());
+  }
+
+  /** Links a proven credential to the signed-in full account (`POST me/identities`); the session stays. */
+  async linkIdentity(proofId: string): Promise<Linked> {
+    return this.request(
+      'POST',
+      'me/identities',
+      { ...this.flowBody(), proof_id: proofId },
+      await this.getAccessToken(),
+    );
+  }
+
+  /** Removes one credential of the account; never the last one (409 `last_identity`). */
+  async unlinkIdentity(provider: string, providerSubject: string): Promise<{ unlinked: true }> {
+    return this.request(
+      'DELETE',
+      `me/identities/${encodeURIComponent(provider)}/${encodeURIComponent(providerSubject)}`,
+      undefined,
+      await this.getAccessToken(),
     );
   }
 

@@ -5,6 +5,7 @@ import { CliContext } from './cli-context';
 import { CHAT_COMMANDS } from './commands/chat.commands';
 import { CLIENT_COMMANDS } from './commands/client.commands';
 import { MEMBERSHIP_COMMANDS } from './commands/membership.commands';
+import { PROVIDER_COMMANDS } from './commands/provider.commands';
 import { SESSION_COMMANDS } from './commands/session.commands';
 import { SETUP_COMMANDS } from './commands/setup.commands';
 import { TENANT_COMMANDS } from './commands/tenant.commands';
@@ -16,6 +17,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   ...CLIENT_COMMANDS,
   ...MEMBERSHIP_COMMANDS,
   ...CHAT_COMMANDS,
+  ...PROVIDER_COMMANDS,
   ...USER_COMMANDS,
   ...SESSION_COMMANDS,
 ];

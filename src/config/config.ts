@@ -102,6 +102,9 @@ export const ANONYMOUS_WRITES = {
   authorize: 'RATE_LIMIT_IP_AUTHORIZE',
   'console-start': 'RATE_LIMIT_IP_CONSOLE_START',
   'chat-start': 'RATE_LIMIT_IP_CHAT_START',
+  // Contract 14: GET|POST providers/{id}/start and providers/go write a state; providers/{id}/token a proof.
+  'provider-start': 'RATE_LIMIT_IP_PROVIDER_START',
+  'provider-token': 'RATE_LIMIT_IP_PROVIDER_TOKEN',
   'email-start': 'RATE_LIMIT_IP_EMAIL_START',
   'email-verify': 'RATE_LIMIT_IP_EMAIL_VERIFY',
   'guest-create': 'RATE_LIMIT_IP_GUEST_CREATE',

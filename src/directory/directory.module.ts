@@ -6,6 +6,7 @@ import { ChatPlatformAppsRepository } from './chat-platform-apps.repository';
 import { ClientsRepository } from './clients.repository';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
 import { IdentitiesRepository } from './identities.repository';
+import { IdentityProvidersRepository } from './identity-providers.repository';
 import { MembershipsRepository } from './memberships.repository';
 import { SessionStore } from '../platform/session-store/session-store';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
@@ -22,6 +23,7 @@ const SHARED = [
   TenantsRepository,
   ClientsRepository,
   IdentitiesRepository,
+  IdentityProvidersRepository,
   MembershipsRepository,
   SessionRecordsRepository,
   ControlPlaneSeedService,

@@ -1,23 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
-import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
-import { dependencyOf } from '../errors/dependency-failure';
-import { safeEqual, sha256 } from '../platform/crypto/digests';
+import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { isString, objectDecoder, optional } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
-import {
-  BrowserFlows,
-  flowCookieName,
-  type BoundFlow,
-  type GuestRequestContext,
-  type WithFlowCookie,
-} from './browser-flows';
+import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
+import { newBinding, redirectToClient, requireBoundBrowser, type BindingCookie } from './browser-binding';
 import { ChatPlatformClient } from './chat-platform.client';
-import { FlowRecordsStore } from './flow-records.store';
+import { ProviderProofs } from './provider-proofs';
 import { TenantClients } from './tenant-clients';
 
 /** A state, a bounce handle and a bounce cookie all live ten minutes: one consent on the platform. */
@@ -92,8 +84,7 @@ export class ChatSignInService {
     private readonly apps: ChatPlatformAppsRepository,
     private readonly platform: ChatPlatformClient,
     private readonly store: OneTimeStore,
-    private readonly records: FlowRecordsStore,
-    private readonly identities: IdentitiesRepository,
+    private readonly proofs: ProviderProofs,
   ) {}
 
   /** `GET chat/start`: a top-level navigation, which may start the flow (contract section 6). */
@@ -139,21 +130,13 @@ export class ChatSignInService {
    * handle and binds the state to this browser by a first-party HttpOnly cookie of the auth host
    * (issue 22, finding 2), then sends the browser to the platform.
    */
-  async bounce(
-    tenantId: string,
-    handle: string,
-  ): Promise<{ location: string; bindingCookie: { name: string; value: string; maxAgeSeconds: number } }> {
+  async bounce(tenantId: string, handle: string): Promise<{ location: string; bindingCookie: BindingCookie }> {
     const pending = await this.store.consume(handleKey(handle), decodeChatHandle);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used link.');
     const app = await this.apps.find(tenantId);
     if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
-    const bindingId = randomBytes(12).toString('base64url');
-    const binding = newSecret();
-    const location = await this.authorizeUrl(app, pending, pending, { bindingId, bindingHash: sha256(binding) });
-    return {
-      location,
-      bindingCookie: { name: chatBindingCookieName(bindingId), value: binding, maxAgeSeconds: STATE_TTL_SECONDS },
-    };
+    const { binding, cookie } = newBinding(chatBindingCookieName, STATE_TTL_SECONDS);
+    return { location: await this.authorizeUrl(app, pending, pending, binding), bindingCookie: cookie };
   }
 
   private async authorizeUrl(
@@ -194,35 +177,21 @@ export class ChatSignInService {
     const pending = await this.store.consume(stateKey(reply.state), decodeChatState);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
     const spent = pending.bindingId === undefined ? {} : { spentCookie: chatBindingCookieName(pending.bindingId) };
-    const client = await this.clients.resolve(tenantId, pending.clientId);
-    const redirect = client.redirectUris[0];
-    if (!redirect) throw new AppError('invalid_request', 'The client has no redirect URI.');
-    const params = await this.complete(pending, client.id, reply, readCookie).catch((err: unknown) => {
-      const error = callbackError(err);
-      this.logger.warn(
-        { tenant: tenantId, error, cause: err instanceof AppError ? err.code : 'unexpected' },
-        'chat callback failed',
-      );
-      return { error };
-    });
-    return { location: withQuery(redirect, params), ...spent };
+    const location = await redirectToClient(
+      this.clients,
+      this.logger,
+      { tenantId, clientId: pending.clientId, what: 'chat' },
+      () => this.complete(pending, reply, readCookie),
+    );
+    return { location, ...spent };
   }
 
   private async complete(
     pending: ChatState,
-    clientId: string,
     reply: { code?: string | undefined; error?: string | undefined },
     readCookie: (name: string) => string | undefined,
   ): Promise<Record<string, string>> {
-    // Only the browser that started the flow (its flow cookie) or that followed the page's link
-    // (the bounce's cookie) may finish it: a state carried to another browser proves nothing.
-    const [name, hash] =
-      pending.bindingId !== undefined && pending.bindingHash !== undefined
-        ? [chatBindingCookieName(pending.bindingId), pending.bindingHash]
-        : [flowCookieName(pending.flowId), pending.cookieHash];
-    const cookie = readCookie(name);
-    if (!cookie || !safeEqual(sha256(cookie), hash))
-      throw new AppError('forbidden', 'The browser that finishes the flow is not the one that started it.');
+    requireBoundBrowser(pending, chatBindingCookieName, readCookie);
     // The player declined (or the platform refused) on the platform's page. Only two fixed codes
     // go back: the platform's own text is never reflected to the client.
     if (reply.code === undefined || reply.error !== undefined)
@@ -230,57 +199,12 @@ export class ChatSignInService {
     const app = await this.apps.find(pending.tenantId);
     if (!app) throw new AppError('not_found', 'The tenant has no chat platform.');
     const user = await this.platform.userForCode(app, reply.code);
-    const { user: owner, identity } = await this.identities.resolveOrCreate(
-      {
-        tenantId: pending.tenantId,
-        provider: 'chat_platform',
-        providerSubject: user.id,
-        email: user.verifiedEmail,
-        emailVerified: user.verifiedEmail !== null,
-        metadata: { username: user.username, global_name: user.globalName },
-      },
-      'provisional',
-    );
-    if (owner.status !== 'active' || identity.status !== 'active')
-      throw new AppError('forbidden', 'This account is not active.');
-    const ttl = this.config.ttl.providerProof;
-    const proofId = await this.records.putProof(
-      pending.flowId,
-      {
-        kind: 'provider',
-        tenantId: pending.tenantId,
-        clientId,
-        cookieHash: pending.cookieHash,
-        userId: owner.id,
-        identityId: identity.id,
-        provider: 'chat_platform',
-        providerSubject: user.id,
-        email: user.verifiedEmail,
-        emailVerified: user.verifiedEmail !== null,
-      },
-      ttl,
-    );
-    return { proof_id: proofId, expires_in: String(ttl) };
+    const proof = await this.proofs.issue(pending, {
+      provider: 'chat_platform',
+      subject: user.id,
+      verifiedEmail: user.verifiedEmail,
+      metadata: { username: user.username, global_name: user.globalName },
+    });
+    return { proof_id: proof.proof_id, expires_in: String(proof.expires_in) };
   }
-}
-
-/**
- * The `error` a failed callback sends to the game (RFC 6749 section 4.1.2.1 codes): a refusal of
- * this browser or account is `access_denied`, a dependency that failed `temporarily_unavailable`
- * (the game may offer a retry), anything else `server_error`.
- */
-function callbackError(err: unknown): 'access_denied' | 'temporarily_unavailable' | 'server_error' {
-  if (err instanceof AppError)
-    return err.code === 'forbidden'
-      ? 'access_denied'
-      : err.code === 'temporarily_unavailable'
-        ? 'temporarily_unavailable'
-        : 'server_error';
-  return dependencyOf(err) ? 'temporarily_unavailable' : 'server_error';
-}
-
-function withQuery(base: string, params: Record<string, string>): string {
-  const url = new URL(base);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  return url.toString();
 }

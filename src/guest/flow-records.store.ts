@@ -25,7 +25,8 @@ export interface ProviderProof {
   readonly cookieHash: string;
   readonly userId: string;
   readonly identityId: string;
-  readonly provider: 'email' | 'chat_platform';
+  /** `email`, `chat_platform` or the id of an OpenID Connect provider of the tenant (contract 14). */
+  readonly provider: string;
   readonly providerSubject: string;
   readonly email: string | null;
   readonly emailVerified: boolean;
@@ -64,7 +65,7 @@ const decodeProviderProof = objectDecoder<ProviderProof>({
   cookieHash: isString,
   userId: isString,
   identityId: isString,
-  provider: oneOf('email', 'chat_platform'),
+  provider: isString,
   providerSubject: isString,
   email: nullable(isString),
   emailVerified: isBoolean,

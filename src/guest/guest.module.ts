@@ -23,6 +23,11 @@ import { GuestController } from './guest.controller';
 import { GuestService } from './guest.service';
 import { MeController } from './me.controller';
 import { MeService } from './me.service';
+import { ProviderClients } from './provider-clients';
+import { ProviderIdTokens } from './provider-id-tokens';
+import { ProviderProofs } from './provider-proofs';
+import { ProviderSignInService } from './provider-sign-in.service';
+import { ProvidersController } from './providers.controller';
 import { TenantClients } from './tenant-clients';
 import { TenantDiscoveryController } from './tenant-discovery.controller';
 import { TenantEmailController } from './tenant-email.controller';
@@ -40,6 +45,7 @@ import { UpgradeService } from './upgrade.service';
     ChatController,
     CustomerTokenController,
     MeController,
+    ProvidersController,
   ],
   providers: [
     BrowserFlows,
@@ -54,6 +60,10 @@ import { UpgradeService } from './upgrade.service';
     GuestBearerAuthenticator,
     GuestService,
     MeService,
+    ProviderClients,
+    ProviderIdTokens,
+    ProviderProofs,
+    ProviderSignInService,
     // Lets the RFC 7009 revoke check a refresh token's MAC before it writes its audit row.
     {
       provide: RefreshTokens,

@@ -1,4 +1,4 @@
-import { FLOW } from '../http/openapi/browser-flow';
+import { FLOW, IDENTITY_PROVIDER } from '../http/openapi/browser-flow';
 import { body, TENANT_PARAM } from '../http/openapi/requests';
 import { error, ok, pick } from '../http/openapi/responses';
 import { int, obj, str } from '../http/openapi/schema';
@@ -78,7 +78,7 @@ export const GUEST_ROUTES = {
             {
               user_id: str(),
               linked_identity: obj({
-                provider: str({ enum: ['email', 'chat_platform'] }),
+                provider: IDENTITY_PROVIDER,
                 provider_subject: str(),
                 email: { type: ['string', 'null'] },
               }),
@@ -114,7 +114,7 @@ export const GUEST_ROUTES = {
                 type: 'array',
                 items: obj(
                   {
-                    provider: str({ enum: ['email', 'chat_platform'] }),
+                    provider: IDENTITY_PROVIDER,
                     provider_subject: str(),
                     email: str({ description: 'email identities only' }),
                   },

@@ -8,6 +8,12 @@ import type { TenantWebOrigins } from './tenant-web-origins';
 const TENANT_PATH = /^\/t\/([^/]+)\/(.+)$/;
 const PUBLIC_DOCUMENTS = /^\.well-known\/(openid-configuration|jwks\.json)$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Sign in with Apple's form_post answer (contract 14) comes cross-site from the provider's origin
+ * and names no client. Its handler reads and writes nothing: it sends the browser on to the GET
+ * callback, where the state's binding to the flow's cookie is checked.
+ */
+const FORM_POST_CALLBACK = /^providers\/callback$/;
 
 /** Requests this middleware let through as CORS requests of a registered web origin. */
 const corsRequests = new WeakMap<Request, string>();
@@ -54,6 +60,7 @@ export function tenantCors(origins: TenantWebOrigins): RequestHandler {
     if (!match) return next();
     const [, tenantId = '', rest = ''] = match;
     if (PUBLIC_DOCUMENTS.test(rest)) return anyOrigin(req, res, next);
+    if (req.method === 'POST' && FORM_POST_CALLBACK.test(rest)) return next();
     // Answers differ by Origin (CORS headers or a 403), so shared caches must key on it.
     res.vary('Origin');
     const origin = req.headers.origin;

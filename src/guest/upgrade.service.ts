@@ -12,9 +12,16 @@ import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
 
+/** `provider`: `email`, `chat_platform` or an OpenID Connect provider's id (contract 14). */
+export interface LinkedIdentity {
+  provider: string;
+  provider_subject: string;
+  email: string | null;
+}
+
 export type UpgradeResponse = {
   user_id: string;
-  linked_identity: { provider: 'email' | 'chat_platform'; provider_subject: string; email: string | null };
+  linked_identity: LinkedIdentity;
 } & CustomerTokenSet;
 
 /** What the upgrade's transaction committed. */

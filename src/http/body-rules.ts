@@ -9,6 +9,8 @@ const FORM_PATHS = [
   /^\/t\/[^/]+\/token$/,
   /^\/t\/[^/]+\/revoke$/,
   /^\/api\/auth\/(start|sign-out)$/,
+  // Sign in with Apple answers by response_mode=form_post (contract 14).
+  /^\/t\/[^/]+\/providers\/callback$/,
 ];
 
 function hasBody(req: Request): boolean {

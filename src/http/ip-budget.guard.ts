@@ -24,6 +24,8 @@ const DOMAIN: Record<AnonymousWrite, string> = {
   authorize: 'svc:management',
   'console-start': 'svc:console',
   'chat-start': 'svc:tenant',
+  'provider-start': 'svc:tenant',
+  'provider-token': 'svc:tenant',
   'email-start': 'svc:tenant',
   'email-verify': 'svc:tenant',
   'guest-create': 'svc:tenant',

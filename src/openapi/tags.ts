@@ -11,7 +11,10 @@ export const TAGS = [
     name: 'guests',
     description: 'Guest sessions of a customer tenant, linking intents, upgrade, and the player’s own account.',
   },
-  { name: 'guest-proofs', description: 'Email and chat-platform proofs of a credential, and sign-in with one.' },
+  {
+    name: 'guest-proofs',
+    description: 'Email, chat-platform and OpenID Connect provider proofs of a credential, and sign-in with one.',
+  },
   { name: 'customer-tokens', description: 'A customer tenant’s discovery, keys, refresh and revocation.' },
   { name: 'console', description: 'The console page and its backend-for-frontend (console host).' },
 ] as const;

@@ -132,6 +132,8 @@ describe('configuration (contract section 1)', () => {
       'email-verify',
       'guest-create',
       'linking-intent',
+      'provider-start',
+      'provider-token',
       'sign-in',
     ]);
     expect(c.rateLimits.ip.authorize).toEqual({ limit: 300, windowSeconds: 60 });

@@ -1,32 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { AdminInputError, optional, required, type AdminCommand } from '../admin-command';
 import { chatAppsRepository, customerTenant } from './directory-repositories';
 import { parseRedirectUri } from './client.commands';
-
-/**
- * The chat application's secret, from a file or stdin (`-`), preferred to argv: a command line is
- * readable by every user of the machine (`ps`, /proc/PID/cmdline) and lands in shell history and
- * process-accounting logs (issue 22, point 6). One trailing line break is dropped, as `echo` and
- * editors add one.
- */
-async function readClientSecret(path: string): Promise<string> {
-  let text: string;
-  try {
-    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
-  } catch {
-    throw new AdminInputError(`--client-secret-file: cannot read ${path === '-' ? 'stdin' : path}`);
-  }
-  const secret = text.replace(/\r?\n$/, '');
-  if (secret === '' || /[\r\n]/.test(secret))
-    throw new AdminInputError('--client-secret-file: must hold the secret alone, on one line');
-  return secret;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readSecretLine } from './secret-input';
 
 export const CHAT_COMMANDS: readonly AdminCommand[] = [
   {
@@ -55,7 +30,7 @@ export const CHAT_COMMANDS: readonly AdminCommand[] = [
       const clientId = required(v, 'client-id');
       // The platform sends its authorization code there: the rules of a client's redirect URI.
       const redirectUri = parseRedirectUri(required(v, 'redirect-uri'), ctx.production());
-      const clientSecret = onArgv ?? (await readClientSecret(fromFile as string));
+      const clientSecret = onArgv ?? (await readSecretLine('client-secret-file', fromFile as string));
       await customerTenant(ctx, tenant);
       await (await chatAppsRepository(ctx)).configure({ tenantId: tenant, clientId, clientSecret, redirectUri });
       // The audit row names the application, never its secret.

@@ -1,10 +1,12 @@
 import { ChatPlatformAppsRepository } from '../../directory/chat-platform-apps.repository';
 import { ClientsRepository } from '../../directory/clients.repository';
 import { IdentitiesRepository } from '../../directory/identities.repository';
+import { IdentityProvidersRepository } from '../../directory/identity-providers.repository';
 import { MembershipsRepository } from '../../directory/memberships.repository';
 import { TenantsRepository } from '../../directory/tenants.repository';
 import { ChatPlatformAppEntity } from '../../platform/database/entities/chat-platform-app.entity';
 import { ClientEntity } from '../../platform/database/entities/client.entity';
+import { IdentityProviderEntity } from '../../platform/database/entities/identity-provider.entity';
 import { MembershipEntity } from '../../platform/database/entities/membership.entity';
 import { TenantEntity } from '../../platform/database/entities/tenant.entity';
 import { AdminInputError } from '../admin-command';
@@ -29,6 +31,10 @@ export async function identitiesRepository(ctx: CliContext): Promise<IdentitiesR
 
 export async function chatAppsRepository(ctx: CliContext): Promise<ChatPlatformAppsRepository> {
   return new ChatPlatformAppsRepository((await ctx.db()).getRepository(ChatPlatformAppEntity), ctx.secretBox());
+}
+
+export async function identityProvidersRepository(ctx: CliContext): Promise<IdentityProvidersRepository> {
+  return new IdentityProvidersRepository((await ctx.db()).getRepository(IdentityProviderEntity), ctx.secretBox());
 }
 
 /** A customer tenant or an input error: operator commands never act on the control plane's realm. */

@@ -6,3 +6,6 @@ export const FLOW = {
   client_id: str({ pattern: CLIENT_ID_PATTERN.source }),
   browser_flow_id: str({ pattern: ID_PATTERN('flw').source }),
 };
+
+/** `email`, `chat_platform`, or the id of one of the tenant's OpenID Connect providers (contract 14). */
+export const IDENTITY_PROVIDER = str({ pattern: '^(email|chat_platform|[a-z][a-z0-9-]{1,31})$' });

@@ -27,6 +27,8 @@ export const SAMPLES: Record<string, unknown> = {
   token: 'ses_Qm9vdHN0cmFwU2Vzc2lvbg.3.bWFjLW9mLXRoZS10b2tlbg',
   token_type_hint: 'refresh_token',
   provider: 'email',
+  providerId: 'apple',
+  nonce: 'bm9uY2UtZ2l2ZW4tdG8tdGhlLXNkaw',
   provider_subject: 'player@example.com',
   redirect_to:
     'https://console.example/api/auth/callback?code=Y29kZQ&state=c3RhdGU&iss=https%3A%2F%2Fauth.example%2Ft%2Fcontrol-plane',

@@ -8,12 +8,14 @@ import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100
 import { RetentionAndAudit1764000014000 } from '../../../migrations/1764000014000-retention-and-audit';
 import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
+import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
 import { ClientEntity } from './entities/client.entity';
 import { ConsentEntity } from './entities/consent.entity';
 import { IdentityEntity } from './entities/identity.entity';
+import { IdentityProviderEntity } from './entities/identity-provider.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { SessionRecordEntity } from './entities/session-record.entity';
 import { TenantEntity } from './entities/tenant.entity';
@@ -29,6 +31,7 @@ export const ENTITIES = [
   ConsentEntity,
   AuditEventEntity,
   ChatPlatformAppEntity,
+  IdentityProviderEntity,
 ];
 
 /** Listed explicitly, in order, so the compiled service and the tests run the same migrations. */
@@ -42,6 +45,7 @@ export const MIGRATIONS = [
   RetentionAndAudit1764000014000,
   SlidingSessions1764000015000,
   ConsoleWriteScope1764000016000,
+  IdentityProviders1764000017000,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type request from 'supertest';
 import { ANONYMOUS_WRITES, type AnonymousWrite } from '../../../src/config/config';
+import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { authorizeQuery, pkcePair } from '../../support/management-flow';
 import { redisFootprint } from '../../support/redis-memory';
@@ -65,6 +66,44 @@ const ENDPOINTS: readonly Endpoint[] = [
     allowed: 403,
     maxBytesPerRequest: 700,
     send: (t) => t.auth().post('/t/acme/chat/start').send(guestBody()),
+  },
+  {
+    label: 'GET /t/{t}/providers/{id}/start',
+    name: 'provider-start',
+    allowed: 302,
+    // A flow claimed for an hour and a state (nonce and PKCE verifier) for ten minutes.
+    maxBytesPerRequest: 1000,
+    send: (t) => t.auth().get('/t/acme/providers/sso/start').query(guestBody()),
+  },
+  {
+    label: 'POST /t/{t}/providers/{id}/start',
+    name: 'provider-start',
+    allowed: 403,
+    maxBytesPerRequest: 700,
+    send: (t) => t.auth().post('/t/acme/providers/sso/start').send(guestBody()),
+  },
+  {
+    label: 'GET /t/{t}/providers/go',
+    name: 'provider-start',
+    allowed: 400,
+    maxBytesPerRequest: 700,
+    send: (t) =>
+      t
+        .auth()
+        .get('/t/acme/providers/go')
+        .query({ handle: randomBytes(32).toString('base64url') }),
+  },
+  {
+    label: 'POST /t/{t}/providers/{id}/token',
+    name: 'provider-token',
+    allowed: 400,
+    maxBytesPerRequest: 150,
+    send: (t) =>
+      t
+        .auth()
+        .post('/t/acme/providers/sso/token')
+        // An algorithm the provider does not sign with: refused (400) before its keys are fetched.
+        .send({ ...guestBody(), id_token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2ln' }),
   },
   {
     label: 'POST /t/{t}/email/start',
@@ -135,6 +174,23 @@ describe('flood: per-network budgets on anonymous writes', () => {
       RATE_LIMIT_TENANT_EMAIL_SEND: '1000/60',
       RATE_LIMIT_LINKING_INTENT_SESSION: '1000/60',
     });
+    // A provider for the provider endpoints: its issuer is never reached by these requests.
+    await w.t.app.get(IdentityProvidersRepository).add({
+      tenantId: 'acme',
+      id: 'sso',
+      issuer: 'https://sso.example',
+      clientId: 'web',
+      scopes: ['openid'],
+      nativeClientIds: [],
+      endpoints: {
+        authorization_endpoint: 'https://sso.example/authorize',
+        token_endpoint: 'https://sso.example/token',
+        jwks_uri: 'https://sso.example/jwks',
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'RS256',
+      },
+      credential: { kind: 'client_secret', secret: 'sso-secret' },
+    });
     const guest = await w.t.auth().post('/t/acme/guest').set('X-Forwarded-For', '192.0.2.250').send(guestBody());
     guestToken = (guest.body as { access_token: string }).access_token;
   });
@@ -157,7 +213,7 @@ describe('flood: per-network budgets on anonymous writes', () => {
   it.each(ENDPOINTS.map((e, i) => ({ ...e, n: i + 1 })))(
     '$label: a burst from one address ends in 429, other addresses go on',
     async (e) => {
-      // Addresses of this case only: the GET and POST chat/start share one budget.
+      // Addresses of this case only: the GET and POST chat/start (and provider start) share one budget.
       const [a, b] = [`198.51.${e.n}.1`, `198.51.${e.n}.2`];
       const net = `2001:db8:${e.n}`;
       const before = await redisFootprint(w.t);

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type IdentityProvider = 'email' | 'chat_platform';
+/** `email`, `chat_platform`, or the id of one of the tenant's OpenID Connect providers (contract 14). */
+export type IdentityProvider = string;
 
 @Entity('identities')
 export class IdentityEntity {

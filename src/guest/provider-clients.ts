@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { importPKCS8, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { custom, errors, Issuer, type BaseClient } from 'openid-client';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import type { IdentityProvider } from '../directory/identity-providers.repository';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
+import { provenClaims, type ProvenIdToken } from './provider-id-tokens';
+
+/** What the browser flow binds to its state: the PKCE verifier and the nonce (contract 14). */
+export interface AuthorizationChecks {
+  readonly state: string;
+  readonly nonce: string;
+  readonly codeVerifier: string;
+}
+
+/** Lifetime of Sign in with Apple's client-secret JWT: made per token request, used at once. */
+const APPLE_SECRET_TTL_SECONDS = 300;
+
+/**
+ * The browser flow's side of an OpenID Connect provider, through openid-client: the authorization
+ * URL (code, PKCE S256, state, nonce), and the callback that exchanges the code and checks the ID
+ * token (signature from the issuer's JWKS, `iss`, `aud`, `exp`, `nonce`). The token request
+ * authenticates as discovery allowed when the provider was added; a provider with Apple's options
+ * sends a fresh ES256 client-secret JWT by client_secret_post. Each issuer's keys are cached with
+ * it, so a callback does not fetch the JWKS every time.
+ */
+@Injectable()
+export class ProviderClients {
+  private readonly issuers = new LRUCache<string, Issuer<BaseClient>>({ max: 500 });
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  redirectUri(tenantId: string): string {
+    return `${this.config.authOrigin}/t/${encodeURIComponent(tenantId)}/providers/callback`;
+  }
+
+  async authorizeUrl(provider: IdentityProvider, checks: AuthorizationChecks): Promise<string> {
+    const client = await this.client(provider, false);
+    return client.authorizationUrl({
+      scope: provider.scopes.join(' '),
+      state: checks.state,
+      nonce: checks.nonce,
+      code_challenge: createHash('sha256').update(checks.codeVerifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      // Sign in with Apple answers a request for the email or name scope only by form_post.
+      ...(provider.credential.kind === 'apple_key' && provider.scopes.some((s) => s !== 'openid')
+        ? { response_mode: 'form_post' }
+        : {}),
+    });
+  }
+
+  /** Exchanges the code and returns what the checked ID token proves. */
+  async callback(
+    provider: IdentityProvider,
+    params: { code: string; state: string; iss?: string | undefined },
+    checks: AuthorizationChecks,
+  ): Promise<ProvenIdToken> {
+    try {
+      const client = await this.client(provider, true);
+      const tokens = await client.callback(this.redirectUri(provider.tenantId), params, {
+        response_type: 'code',
+        state: checks.state,
+        nonce: checks.nonce,
+        code_verifier: checks.codeVerifier,
+      });
+      if (!tokens.id_token) throw new AppError('invalid_grant', 'The provider sent no ID token.');
+      return provenClaims(tokens.claims());
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      // The provider refused the code, or its ID token failed a check.
+      if (err instanceof errors.OPError || err instanceof errors.RPError)
+        throw new AppError('invalid_grant', 'The provider’s answer did not pass its checks.');
+      throw new DependencyUnavailableError('identity_provider', err);
+    }
+  }
+
+  private async client(provider: IdentityProvider, forTokenRequest: boolean): Promise<BaseClient> {
+    const issuer = this.issuer(provider);
+    const secret =
+      provider.credential.kind === 'client_secret'
+        ? provider.credential.secret
+        : forTokenRequest
+          ? await appleClientSecret(provider, provider.credential)
+          : undefined;
+    const client = new issuer.Client({
+      client_id: provider.clientId,
+      ...(secret === undefined ? {} : { client_secret: secret }),
+      redirect_uris: [this.redirectUri(provider.tenantId)],
+      response_types: ['code'],
+      token_endpoint_auth_method: provider.endpoints.token_endpoint_auth_method,
+      id_token_signed_response_alg: provider.endpoints.id_token_signed_response_alg,
+    });
+    client[custom.http_options] = (_url, options) => ({ ...options, timeout: this.config.dependencyTimeoutMs });
+    return client;
+  }
+
+  private issuer(provider: IdentityProvider): Issuer<BaseClient> {
+    const e = provider.endpoints;
+    const key = JSON.stringify([provider.issuer, e.authorization_endpoint, e.token_endpoint, e.jwks_uri]);
+    let issuer = this.issuers.get(key);
+    if (!issuer) {
+      issuer = new Issuer({
+        issuer: provider.issuer,
+        authorization_endpoint: e.authorization_endpoint,
+        token_endpoint: e.token_endpoint,
+        jwks_uri: e.jwks_uri,
+      });
+      issuer[custom.http_options] = (_url, options) => ({ ...options, timeout: this.config.dependencyTimeoutMs });
+      this.issuers.set(key, issuer);
+    }
+    return issuer;
+  }
+}
+
+/**
+ * Sign in with Apple's client secret: an ES256 JWT from the studio's team id, key id and private
+ * key, `aud` the issuer, `sub` the client id (Apple's "Creating a client secret"). Made per token
+ * request, so it never outlives its use.
+ */
+async function appleClientSecret(
+  provider: IdentityProvider,
+  credential: { teamId: string; keyId: string; privateKeyPem: string },
+): Promise<string> {
+  const key = await importPKCS8(credential.privateKeyPem, 'ES256');
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: credential.keyId })
+    .setIssuer(credential.teamId)
+    .setSubject(provider.clientId)
+    .setAudience(provider.issuer)
+    .setIssuedAt()
+    .setExpirationTime(`${APPLE_SECRET_TTL_SECONDS}s`)
+    .sign(key);
+}

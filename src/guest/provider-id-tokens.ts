@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import type { IdentityProvider } from '../directory/identity-providers.repository';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
+
+/** What a checked ID token proves. */
+export interface ProvenIdToken {
+  readonly subject: string;
+  /** Only an address the provider marks verified (`email_verified` true, or Apple's string "true"). */
+  readonly verifiedEmail: string | null;
+  readonly expiresAt: number;
+}
+
+/** Clock skew allowed on `exp`, `iat` and `nbf`: within the 60 s of contract 8. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+/**
+ * Checks ID tokens that a platform's own SDK obtained (contract 14, native flow) with jose: the
+ * signature against the issuer's JWKS (fetched once per issuer and again only for an unknown
+ * `kid`, at most every 30 s), `iss`, `aud` (the provider's client id or one of its native client
+ * ids), `exp`, `iat`/`nbf` and, when the caller gives one, `nonce`. A token that fails any check is
+ * 400 invalid_grant; an issuer whose keys cannot be read is 503.
+ */
+@Injectable()
+export class ProviderIdTokens {
+  private readonly keySets = new LRUCache<string, ReturnType<typeof createRemoteJWKSet>>({ max: 500 });
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async verify(provider: IdentityProvider, idToken: string, nonce: string | undefined): Promise<ProvenIdToken> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(idToken, this.keySet(provider.endpoints.jwks_uri), {
+        issuer: provider.issuer,
+        audience: [provider.clientId, ...provider.nativeClientIds],
+        algorithms: [provider.endpoints.id_token_signed_response_alg],
+        requiredClaims: ['sub', 'exp', 'iat'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      }));
+    } catch (err) {
+      if (isKeySetFailure(err)) throw new DependencyUnavailableError('identity_provider', err);
+      throw new AppError('invalid_grant', 'The ID token is not valid for this provider.');
+    }
+    if (nonce !== undefined && payload.nonce !== nonce)
+      throw new AppError('invalid_grant', 'The ID token is not valid for this provider.');
+    return provenClaims(payload);
+  }
+
+  private keySet(jwksUri: string): ReturnType<typeof createRemoteJWKSet> {
+    let set = this.keySets.get(jwksUri);
+    if (!set) {
+      set = createRemoteJWKSet(new URL(jwksUri), {
+        timeoutDuration: this.config.dependencyTimeoutMs,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      });
+      this.keySets.set(jwksUri, set);
+    }
+    return set;
+  }
+}
+
+/** `sub`, and the email when verified, from checked claims (ID tokens of either flow). */
+export function provenClaims(claims: Record<string, unknown>): ProvenIdToken {
+  const { sub, email, email_verified: verified, exp } = claims;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || typeof exp !== 'number')
+    throw new AppError('invalid_grant', 'The ID token has no usable subject.');
+  const emailOk = (verified === true || verified === 'true') && typeof email === 'string' && email.length <= 254;
+  return { subject: sub, verifiedEmail: emailOk ? email.toLowerCase() : null, expiresAt: exp };
+}
+
+/** The issuer's keys could not be read (network, timeout, not a JWK Set): not the token's fault. */
+function isKeySetFailure(err: unknown): boolean {
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
+  if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC';
+  return true;
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { IdentitiesRepository } from '../directory/identities.repository';
+import { AppError } from '../errors/app-error';
+import { FlowRecordsStore } from './flow-records.store';
+
+/** The flow a proof is bound to: tenant, client, flow and the hash of its cookie. */
+export interface ProofOwner {
+  readonly tenantId: string;
+  readonly clientId: string;
+  readonly flowId: string;
+  readonly cookieHash: string;
+}
+
+/** A credential a provider proved: who, and an email only when the provider verified it. */
+export interface ProvenCredential {
+  readonly provider: string;
+  readonly subject: string;
+  readonly verifiedEmail: string | null;
+  readonly metadata: Record<string, string | null>;
+}
+
+/**
+ * Turns a credential a provider proved into a one-time provider proof (contract 6 and 14, spec 4.3
+ * rule 6): the credential resolves to its tenant user, a provisional one when it is new, and the
+ * proof is bound to the tenant, client and browser flow. A provider that sends the email only the
+ * first time (Sign in with Apple) keeps the verified email the identity was created with.
+ */
+@Injectable()
+export class ProviderProofs {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly identities: IdentitiesRepository,
+    private readonly records: FlowRecordsStore,
+  ) {}
+
+  async issue(owner: ProofOwner, credential: ProvenCredential): Promise<{ proof_id: string; expires_in: number }> {
+    const { user, identity } = await this.identities.resolveOrCreate(
+      {
+        tenantId: owner.tenantId,
+        provider: credential.provider,
+        providerSubject: credential.subject,
+        email: credential.verifiedEmail,
+        emailVerified: credential.verifiedEmail !== null,
+        metadata: credential.metadata,
+      },
+      'provisional',
+    );
+    if (user.status !== 'active' || identity.status !== 'active')
+      throw new AppError('forbidden', 'This account is not active.');
+    const email = credential.verifiedEmail ?? (identity.emailVerified ? identity.email : null);
+    const ttl = this.config.ttl.providerProof;
+    const proofId = await this.records.putProof(
+      owner.flowId,
+      {
+        kind: 'provider',
+        tenantId: owner.tenantId,
+        clientId: owner.clientId,
+        cookieHash: owner.cookieHash,
+        userId: user.id,
+        identityId: identity.id,
+        provider: credential.provider,
+        providerSubject: credential.subject,
+        email,
+        emailVerified: email !== null,
+      },
+      ttl,
+    );
+    return { proof_id: proofId, expires_in: ttl };
+  }
+}

@@ -1,0 +1,434 @@
+import { randomBytes } from 'node:crypto';
+import { GuestClient } from '../../../sdk/src/guest-client';
+import { admin } from '../../support/admin-cli';
+import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
+import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import {
+  browserWithFlow,
+  NATIVE_APP_ID,
+  nativeIdToken,
+  startProviders,
+  type ProviderWorld,
+} from '../../support/provider-fixtures';
+
+describe('OpenID Connect providers (contract 14) against real issuers (oidc-provider)', () => {
+  let w: GuestWorld;
+  let p: ProviderWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMITS: 'off' });
+    p = await startProviders(w);
+  });
+  afterAll(async () => {
+    await p.stop();
+    await w.close();
+  });
+
+  const newFlowId = () => `flw_${randomBytes(18).toString('base64url')}`;
+  const now = () => Math.floor(Date.now() / 1000);
+  const proofKeys = async () => (await w.t.redisKeys()).filter((k) => k.includes(':prf:'));
+  const identityRows = async (provider: string, subject: string) =>
+    (
+      await w.t.pg.query(`SELECT user_id, email FROM identities WHERE provider = $1 AND provider_subject = $2`, [
+        provider,
+        subject,
+      ])
+    ).rows;
+
+  /** The browser flow from `GET providers/{id}/start` to the game's redirect URI. */
+  async function browserRound(c: GuestClient, providerId: string): Promise<URL> {
+    const browser = browserWithFlow(c.browserFlowId, c.flowCookie());
+    return new URL(await browser.navigate(c.providerStartUrl(providerId)));
+  }
+
+  describe('admin CLI', () => {
+    it('lists the providers without any secret; seals the secret and the Apple key at rest; audits the change', async () => {
+      const listed = await admin(w.t.env, 'provider', 'list', '--tenant', 'acme');
+      expect(listed.status).toBe(0);
+      expect(listed.out).toEqual({
+        providers: [
+          {
+            id: 'apple',
+            issuer: p.apple.issuer,
+            client_id: 'com.acme.web',
+            scopes: ['openid', 'email'],
+            native_client_ids: [],
+          },
+          {
+            id: 'google',
+            issuer: p.plain.issuer,
+            client_id: 'web-client',
+            scopes: ['openid', 'email'],
+            native_client_ids: [NATIVE_APP_ID],
+          },
+        ],
+      });
+      expect(listed.stdout).not.toContain('web-secret');
+      const rows = await w.t.pg.query(`SELECT id, secret_sealed, metadata FROM identity_providers ORDER BY id`);
+      for (const row of rows.rows) {
+        expect(row.secret_sealed).not.toContain('web-secret');
+        expect(row.secret_sealed).not.toContain('PRIVATE KEY');
+      }
+      expect(rows.rows.map((r) => [r.id, r.metadata.token_endpoint_auth_method])).toEqual([
+        ['apple', 'client_secret_post'],
+        ['google', 'client_secret_basic'],
+      ]);
+      const audit = await w.t.pg.query(
+        `SELECT subject, data FROM audit_events WHERE type = 'admin.provider.add' ORDER BY subject`,
+      );
+      expect(audit.rows.map((r) => r.subject)).toEqual(['apple', 'google']);
+      expect(JSON.stringify(audit.rows)).not.toMatch(/web-secret|PRIVATE KEY/);
+    });
+
+    it('refuses an issuer whose discovery cannot be read or does not match, and stores nothing', async () => {
+      const missing = await admin(
+        w.t.env,
+        'provider',
+        'add',
+        '--tenant',
+        'acme',
+        '--id',
+        'broken',
+        '--issuer',
+        `${p.plain.issuer}/nowhere`,
+        '--client-id',
+        'x',
+        '--client-secret-file',
+        p.file('s'),
+      );
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toMatch(/--issuer/);
+      // The discovery document names another issuer than the one given.
+      const mismatch = await admin(
+        w.t.env,
+        'provider',
+        'add',
+        '--tenant',
+        'acme',
+        '--id',
+        'broken',
+        '--issuer',
+        `${p.plain.issuer}/`,
+        '--client-id',
+        'x',
+        '--client-secret-file',
+        p.file('s'),
+      );
+      expect(mismatch.status).not.toBe(0);
+      expect(mismatch.stderr).toMatch(/names issuer/);
+      const duplicate = await p.addPlain('google');
+      expect(duplicate.status).not.toBe(0);
+      const mixed = await p.addPlain('mixed', '--apple-team-id', 'TEAM123456');
+      expect(mixed.status).not.toBe(0);
+      expect((await w.t.pg.query(`SELECT id FROM identity_providers ORDER BY id`)).rows).toEqual([
+        { id: 'apple' },
+        { id: 'google' },
+      ]);
+    });
+
+    it('removes a provider; an unknown one is an error', async () => {
+      expect((await p.addPlain('twitch')).status).toBe(0);
+      const removed = await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'twitch');
+      expect(removed).toMatchObject({ status: 0, out: { removed: { tenant: 'acme', id: 'twitch' } } });
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'twitch')).status).not.toBe(0);
+      const left = await admin(w.t.env, 'provider', 'list', '--tenant', 'acme');
+      expect(left.out.providers.map((x: { id: string }) => x.id)).toEqual(['apple', 'google']);
+    });
+  });
+
+  describe('native flow', () => {
+    it('upgrades a guest with an ID token the platform SDK obtained for the native app (aud a native client id, nonce checked)', async () => {
+      const c = w.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      const nonce = randomBytes(12).toString('base64url');
+      const idToken = await nativeIdToken(
+        p.plain,
+        { sub: 'native-1', email: 'Native@Example.com', email_verified: true },
+        nonce,
+      );
+      const proof = await c.providerToken('google', idToken, nonce);
+      expect(proof.expires_in).toBe(300);
+      const upgraded = await c.upgrade(proof.proof_id);
+      expect(upgraded).toMatchObject({
+        user_id: created.user_id,
+        linked_identity: { provider: 'google', provider_subject: 'native-1', email: 'native@example.com' },
+      });
+      expect(await identityRows('google', 'native-1')).toEqual([
+        { user_id: created.user_id, email: 'native@example.com' },
+      ]);
+      expect(await c.me()).toMatchObject({
+        guest: false,
+        identities: [{ provider: 'google', provider_subject: 'native-1' }],
+      });
+    });
+
+    it('refuses a token for another audience, an expired one, a wrong nonce, a wrong issuer and an unknown kid: 400 invalid_grant, nothing written', async () => {
+      const base = () => ({
+        iss: p.plain.issuer,
+        aud: NATIVE_APP_ID,
+        sub: 'refused-1',
+        iat: now(),
+        exp: now() + 300,
+        nonce: 'the-nonce',
+        email: 'refused@example.com',
+        email_verified: true,
+      });
+      const cases: Array<[string, string, string | undefined]> = [
+        ['another audience', await p.plain.sign({ ...base(), aud: 'com.other.game' }), 'the-nonce'],
+        ['expired', await p.plain.sign({ ...base(), iat: now() - 900, exp: now() - 600 }), 'the-nonce'],
+        ['wrong nonce', await p.plain.sign(base()), 'another-nonce'],
+        ['wrong issuer', await p.plain.sign({ ...base(), iss: p.apple.issuer }), 'the-nonce'],
+        ['unknown kid', await p.plain.sign(base(), { foreign: true }), 'the-nonce'],
+      ];
+      const before = await proofKeys();
+      for (const [label, idToken, nonce] of cases) {
+        const flowId = newFlowId();
+        const res = await w.t
+          .auth()
+          .post('/t/acme/providers/google/token')
+          .send({ client_id: 'cli_game', browser_flow_id: flowId, id_token: idToken, nonce });
+        expect([label, res.status, res.body.error]).toEqual([label, 400, 'invalid_grant']);
+        // No flow claimed (no cookie), no proof, no user.
+        expect(res.headers['set-cookie']).toBeUndefined();
+        expect((await w.t.redisKeys()).filter((k) => k.includes(flowId))).toEqual([]);
+      }
+      expect(await proofKeys()).toEqual(before);
+      expect(await identityRows('google', 'refused-1')).toEqual([]);
+      // The same claims, well formed, are accepted: the refusals above were the checks at work.
+      const good = await w.t
+        .auth()
+        .post('/t/acme/providers/google/token')
+        .send({
+          client_id: 'cli_game',
+          browser_flow_id: newFlowId(),
+          id_token: await p.plain.sign(base()),
+          nonce: 'the-nonce',
+        });
+      expect(good.status).toBe(200);
+    });
+
+    it('an ID token proves a sign-in once, also under parallel requests', async () => {
+      const idToken = await p.plain.sign({
+        iss: p.plain.issuer,
+        aud: 'web-client',
+        sub: 'parallel-1',
+        iat: now(),
+        exp: now() + 300,
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          w.t
+            .auth()
+            .post('/t/acme/providers/google/token')
+            .send({ client_id: 'cli_game', browser_flow_id: newFlowId(), id_token: idToken }),
+        ),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+      expect(answers.filter((a) => a.status === 400).every((a) => a.body.error === 'invalid_grant')).toBe(true);
+      expect(await identityRows('google', 'parallel-1')).toHaveLength(1);
+    });
+
+    it('an unknown provider is 404', async () => {
+      const res = await w.t
+        .auth()
+        .post('/t/acme/providers/nobody/token')
+        .send({ client_id: 'cli_game', browser_flow_id: newFlowId(), id_token: 'a.b.c' });
+      expect(res.status).toBe(404);
+    });
+  });
+
+  describe('browser flow', () => {
+    it('signs in at the issuer (code, PKCE S256, state, nonce) and upgrades the guest with the proof', async () => {
+      const c = w.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      await p.plain.setAccount({ sub: 'browser-1', email: 'browser@example.com', email_verified: true });
+      const start = await w.t
+        .auth()
+        .get(new URL(c.providerStartUrl('google')).pathname + new URL(c.providerStartUrl('google')).search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      const to = new URL(start.headers.location as string);
+      expect(`${to.origin}${to.pathname}`).toBe(`${p.plain.issuer}/auth`);
+      expect(to.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(to.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(to.searchParams.get('redirect_uri')).toBe(`${w.t.authOrigin}/t/acme/providers/callback`);
+
+      const back = await browserRound(c, 'google');
+      expect(`${back.origin}${back.pathname}`).toBe('https://play.acme.example/auth');
+      const upgraded = await c.upgrade(GuestClient.providerRedirectResult(back.toString()).proof_id);
+      expect(upgraded).toMatchObject({
+        user_id: created.user_id,
+        linked_identity: { provider: 'google', provider_subject: 'browser-1', email: 'browser@example.com' },
+      });
+      const requests = await p.plain.tokenRequests();
+      expect(requests.at(-1)).toEqual({ auth: 'client_secret_basic', code_verifier: true });
+    });
+
+    it('a page’s authorize URL goes through the bounce: the browser that follows it finishes the flow', async () => {
+      const c = w.client();
+      await c.createGuest();
+      await p.plain.setAccount({ sub: 'page-1' });
+      const url = await c.providerAuthorizeUrl('google');
+      expect(new URL(url).pathname).toBe('/t/acme/providers/go');
+      // A browser without the flow cookie (the page's partition is elsewhere) follows the link.
+      const back = new URL(await browserWithFlow(c.browserFlowId, undefined).navigate(url));
+      const proof = GuestClient.providerRedirectResult(back.toString());
+      const signedIn = await c.signIn(proof.proof_id);
+      expect(signedIn.user_id).toMatch(/^usr_/);
+      expect(await identityRows('google', 'page-1')).toEqual([{ user_id: signedIn.user_id, email: null }]);
+    });
+
+    it('Sign in with Apple: form_post callback, client-secret JWT by client_secret_post, private-relay email sent once with email_verified "true"', async () => {
+      const relay = `${randomBytes(5).toString('hex')}@privaterelay.appleid.com`;
+      await p.apple.setAccount({ sub: '001234.apple', email: relay, email_verified: true });
+      const c = w.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      const start = await w.t
+        .auth()
+        .get(new URL(c.providerStartUrl('apple')).pathname + new URL(c.providerStartUrl('apple')).search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      expect(new URL(start.headers.location as string).searchParams.get('response_mode')).toBe('form_post');
+      const back = await browserRound(c, 'apple');
+      const upgraded = await c.upgrade(GuestClient.providerRedirectResult(back.toString()).proof_id);
+      expect(upgraded.linked_identity).toEqual({ provider: 'apple', provider_subject: '001234.apple', email: relay });
+      // The issuer checked the ES256 client secret, sent by client_secret_post.
+      expect((await p.apple.tokenRequests()).map((r) => r.auth)).toEqual(['client_secret_post']);
+
+      // The next sign-in carries no email; the identity keeps the one Apple sent the first time.
+      const again = w.client();
+      await again.createGuest();
+      const second = await browserRound(again, 'apple');
+      const signedIn = await again.signIn(GuestClient.providerRedirectResult(second.toString()).proof_id);
+      expect(signedIn.user_id).toBe(created.user_id);
+      expect(await identityRows('apple', '001234.apple')).toEqual([{ user_id: created.user_id, email: relay }]);
+    });
+
+    it('Sign in with Apple refuses a client secret signed with another key: the flow ends with error, no proof', async () => {
+      const other = appleTeam(p.team.teamId, p.team.keyId);
+      const added = await admin(
+        w.t.env,
+        'provider',
+        'add',
+        '--tenant',
+        'acme',
+        '--id',
+        'apple-wrong-key',
+        '--issuer',
+        p.apple.issuer,
+        '--client-id',
+        'com.acme.web',
+        '--apple-team-id',
+        other.teamId,
+        '--apple-key-id',
+        other.keyId,
+        '--apple-private-key-file',
+        p.file(other.privateKeyPem),
+      );
+      expect(added.status).toBe(0);
+      await p.apple.setAccount({ sub: 'wrong-key-1' });
+      const c = w.client();
+      await c.createGuest();
+      const before = await proofKeys();
+      expect((await browserRound(c, 'apple-wrong-key')).toString()).toBe(
+        'https://play.acme.example/auth?error=server_error',
+      );
+      expect(await proofKeys()).toEqual(before);
+      expect(await identityRows('apple-wrong-key', 'wrong-key-1')).toEqual([]);
+    });
+
+    it('the form_post callback needs no Origin of a client, but the state stays bound to the browser', async () => {
+      const c = w.client();
+      await c.createGuest();
+      const start = await w.t
+        .auth()
+        .get(new URL(c.providerStartUrl('apple')).pathname + new URL(c.providerStartUrl('apple')).search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+      const posted = await w.t
+        .auth()
+        .post('/t/acme/providers/callback')
+        .set('Origin', 'https://appleid.apple.com')
+        .type('form')
+        .send({ code: 'c0de', state, user: '{"name":{"firstName":"A"}}' })
+        .expect(303);
+      const resumed = new URL(posted.headers.location as string);
+      expect(resumed.pathname).toBe('/t/acme/providers/callback');
+      expect(Object.fromEntries(resumed.searchParams)).toEqual({ code: 'c0de', state });
+      // Another browser (no flow cookie) following it is refused, back at the game.
+      const other = await w.t
+        .auth()
+        .get(resumed.pathname + resumed.search)
+        .expect(302);
+      expect(other.headers.location).toBe('https://play.acme.example/auth?error=access_denied');
+    });
+
+    it('a state is consumed once under parallel callbacks', async () => {
+      const c = w.client();
+      await c.createGuest();
+      await p.plain.setAccount({ sub: 'race-1' });
+      const startRes = await w.t
+        .auth()
+        .get(new URL(c.providerStartUrl('google')).pathname + new URL(c.providerStartUrl('google')).search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      // A browser that knows only the issuer stops at the service's callback.
+      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(startRes.headers.location as string));
+      expect(callback.pathname).toBe('/t/acme/providers/callback');
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          w.t
+            .auth()
+            .get(callback.pathname + callback.search)
+            .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`),
+        ),
+      );
+      const proofs = answers.filter((a) => a.status === 302 && /proof_id=/.test(a.headers.location as string));
+      expect(proofs).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 400)).toHaveLength(4);
+    });
+
+    it('a provider removed while a flow is under way ends the flow with error=server_error and no proof', async () => {
+      expect((await p.addPlain('doomed')).status).toBe(0);
+      const c = w.client();
+      await c.createGuest();
+      await p.plain.setAccount({ sub: 'doomed-1' });
+      const startRes = await w.t
+        .auth()
+        .get(new URL(c.providerStartUrl('doomed')).pathname + new URL(c.providerStartUrl('doomed')).search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(startRes.headers.location as string));
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'doomed')).status).toBe(0);
+      const before = await proofKeys();
+      const res = await w.t
+        .auth()
+        .get(callback.pathname + callback.search)
+        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+        .expect(302);
+      expect(res.headers.location).toBe('https://play.acme.example/auth?error=server_error');
+      expect(await proofKeys()).toEqual(before);
+      expect(await identityRows('doomed', 'doomed-1')).toEqual([]);
+    });
+
+    it('a credential another account owns: 409 identity_in_use at upgrade, then sign-in with the same proof', async () => {
+      const owner = w.client();
+      await owner.createGuest();
+      await owner.createLinkingIntent();
+      await p.plain.setAccount({ sub: 'owned-1', email: 'owned@example.com', email_verified: true });
+      await owner.upgrade(
+        GuestClient.providerRedirectResult((await browserRound(owner, 'google')).toString()).proof_id,
+      );
+
+      const c = w.client();
+      await c.createGuest();
+      await c.createLinkingIntent();
+      const proof = GuestClient.providerRedirectResult((await browserRound(c, 'google')).toString()).proof_id;
+      await expect(c.upgrade(proof)).rejects.toMatchObject({ status: 409, code: 'identity_in_use' });
+      expect((await c.signIn(proof)).user_id).toBe(owner.userId);
+    });
+  });
+});
