@@ -31,8 +31,6 @@ export function list(values: OptionValues, name: string): string[] {
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
 }
 
-export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-
 export function httpUrl(value: string, name: string): string {
   try {
     const u = new URL(value);

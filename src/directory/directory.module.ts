@@ -10,6 +10,8 @@ import { IdentityProvidersRepository } from './identity-providers.repository';
 import { MembershipsRepository } from './memberships.repository';
 import { SessionStore } from '../platform/session-store/session-store';
 import { SessionStoreModule } from '../platform/session-store/session-store.module';
+import { AuditPagesRepository } from './audit-pages.repository';
+import { DailyStatsRepository } from './daily-stats.repository';
 import { PlayerLookupRepository } from './player-lookup.repository';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
@@ -29,6 +31,8 @@ const SHARED = [
   ControlPlaneSeedService,
   UserRecordsRepository,
   PlayerLookupRepository,
+  AuditPagesRepository,
+  DailyStatsRepository,
   // The orderings shared with the admin CLI's `user deactivate` and `user delete` (contracts 12,
   // 13, 15), on the service's stores.
   {

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { AppError } from '../errors/app-error';
 import { MembershipEntity, type MembershipRole } from '../platform/database/entities/membership.entity';
+import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { text, type Row } from './row-decoders';
 
 @Injectable()
 export class MembershipsRepository {
@@ -29,6 +32,56 @@ export class MembershipsRepository {
       [tenantId],
     );
     return rows.map((r) => ({ userId: r.user_id, email: r.email, role: r.role }));
+  }
+
+  /**
+   * Adds a member, or changes the role of one, with its audit rows; `removeRecorded` removes one.
+   * Both lock the tenant's memberships and refuse (writing nothing) a change that would leave
+   * the tenant without an owner: nobody could then change its members but an operator.
+   */
+  async putRecorded(
+    tenantId: string,
+    userId: string,
+    role: MembershipRole,
+    records: readonly AuditRecord[],
+  ): Promise<void> {
+    await this.changeRecorded(tenantId, userId, role, records);
+  }
+
+  /** False when the user is not a member of the tenant. */
+  async removeRecorded(tenantId: string, userId: string, records: readonly AuditRecord[]): Promise<boolean> {
+    return this.changeRecorded(tenantId, userId, null, records);
+  }
+
+  private changeRecorded(
+    tenantId: string,
+    userId: string,
+    role: MembershipRole | null,
+    records: readonly AuditRecord[],
+  ): Promise<boolean> {
+    return this.memberships.manager.transaction(async (m) => {
+      const rows = await m.query<Row[]>(
+        'SELECT user_id, role FROM memberships WHERE tenant_id = $1 ORDER BY user_id FOR UPDATE',
+        [tenantId],
+      );
+      const roles = new Map(rows.map((r) => [text(r, 'user_id'), text(r, 'role')]));
+      if (role === null && !roles.has(userId)) return false;
+      const hadOwner = [...roles.values()].includes('owner');
+      if (role === null) roles.delete(userId);
+      else roles.set(userId, role);
+      if (hadOwner && ![...roles.values()].includes('owner'))
+        throw new AppError('invalid_request', 'A tenant keeps at least one owner: make another member owner first.');
+      if (role === null)
+        await m.query('DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2', [tenantId, userId]);
+      else
+        await m.query(
+          `INSERT INTO memberships (tenant_id, user_id, role) VALUES ($1, $2, $3)
+           ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = excluded.role`,
+          [tenantId, userId, role],
+        );
+      for (const record of records) await insertAuditRecord(m, record);
+      return true;
+    });
   }
 
   listOfUser(userId: string): Promise<MembershipEntity[]> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AppError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
@@ -27,6 +28,7 @@ export class GuestService {
     private readonly sessions: CustomerSessions,
     private readonly limiter: RateLimiter,
     private readonly sessionIds: SessionStore,
+    private readonly stats: DailyStatsRepository,
   ) {}
 
   /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
@@ -155,7 +157,10 @@ export class GuestService {
     if (!proof) throw new AppError('invalid_proof');
     const sessionId = await this.accounts.transaction(async (m) => {
       if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');
-      return this.sessions.record(client, proof.userId, m);
+      const recorded = await this.sessions.record(client, proof.userId, m);
+      // Last, so the day's counter row is locked only until the commit (contract 15's chart).
+      await this.stats.count(m, ctx.tenantId, 'sign_ins');
+      return recorded;
     });
     const tokens = await this.sessions.activate(client, proof.userId, sessionId, 'sign_in');
     return { answer: { user_id: proof.userId, ...tokens }, client };

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
@@ -50,6 +51,7 @@ export class UpgradeService {
     private readonly sessionRecords: SessionRecordsRepository,
     private readonly limiter: RateLimiter,
     private readonly audit: AuditTrail,
+    private readonly stats: DailyStatsRepository,
   ) {}
 
   async upgrade(
@@ -149,6 +151,8 @@ export class UpgradeService {
           },
           m,
         );
+        // Last, so the day's counter row is locked only until the commit (contract 15's chart).
+        await this.stats.count(m, ctx.tenantId, 'upgrades');
         return replacement;
       })
       .catch(async (err: unknown) => {

@@ -3,9 +3,13 @@ import { SessionStoreModule } from '../platform/session-store/session-store.modu
 import { DirectoryModule } from '../directory/directory.module';
 import { ClientsController } from './clients.controller';
 import { ConsoleClientsService } from './clients.service';
+import { MembersController } from './members.controller';
+import { MembersService } from './members.service';
 import { PlayersController } from './players.controller';
 import { PlayersService } from './players.service';
 import { TenantMembershipGuard } from './tenant-membership.guard';
+import { TenantViewsController } from './tenant-views.controller';
+import { TenantViewsService } from './tenant-views.service';
 import { TenantsController } from './tenants.controller';
 import { TenantsService } from './tenants.service';
 
@@ -17,7 +21,14 @@ import { TenantsService } from './tenants.service';
  */
 @Module({
   imports: [DirectoryModule, SessionStoreModule],
-  controllers: [TenantsController, ClientsController, PlayersController],
-  providers: [TenantsService, ConsoleClientsService, PlayersService, TenantMembershipGuard],
+  controllers: [TenantsController, ClientsController, PlayersController, TenantViewsController, MembersController],
+  providers: [
+    TenantsService,
+    ConsoleClientsService,
+    PlayersService,
+    TenantViewsService,
+    MembersService,
+    TenantMembershipGuard,
+  ],
 })
 export class ManagementModule {}

@@ -1,11 +1,17 @@
 import {
+  ADD_MEMBER,
+  ADDED_MEMBER,
+  AUDIT_PAGE,
   CLIENT,
   CLIENT_LIST,
   CREATE_CLIENT,
   DEACTIVATED_PLAYER,
+  DAILY_STATS,
   ERASED_PLAYER,
+  MEMBERS,
   PLAYER_WITH_SESSIONS,
   PLAYERS,
+  REMOVED_MEMBER,
   REVOKED_SESSION,
   TENANT,
   TENANT_LIST,
@@ -25,6 +31,7 @@ const WRITE_ERRORS = {
 /** A tenant route's refusals without a body: no bearer, no membership, role or scope, or a dependency down. */
 const TENANT_ERRORS = { ...pick(401), 403: WRITE_ERRORS[403], ...pick(503) };
 const NO_PLAYER = error('not_found: no such player in this tenant');
+/** A tenant and one of its users: a player, or a member. */
 const PLAYER_PARAMS = [param('id', 'path'), param('userId', 'path')];
 
 /**
@@ -169,6 +176,78 @@ export const MANAGEMENT_ROUTES = {
         200: ok('revoked', REVOKED_SESSION),
         ...TENANT_ERRORS,
         404: error('not_found: no such session in this tenant'),
+      },
+    },
+  },
+  audit: {
+    method: 'GET',
+    path: '/management/tenants/:id/audit',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'getTenantAuditTrail',
+      tags,
+      summary: 'The tenant’s audit trail, newest first, 50 a page (every member); ids and facts only',
+      parameters: [param('id', 'path'), param('type', 'query', false), param('before', 'query', false)],
+      responses: { 200: ok('a page of events', AUDIT_PAGE), ...pick(400), ...TENANT_ERRORS },
+    },
+  },
+  stats: {
+    method: 'GET',
+    path: '/management/tenants/:id/stats',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'getTenantDailyStats',
+      tags,
+      summary: 'Guests created, upgrades and sign-ins per UTC day, oldest first (every member)',
+      parameters: [param('id', 'path'), param('days', 'query', false)],
+      responses: {
+        200: ok('the last `days` days (1–90, default 30), today included', DAILY_STATS),
+        ...pick(400),
+        ...TENANT_ERRORS,
+      },
+    },
+  },
+  members: {
+    method: 'GET',
+    path: '/management/tenants/:id/members',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'listTenantMembers',
+      tags,
+      summary: 'The tenant’s members and their roles (every member)',
+      parameters: [param('id', 'path')],
+      responses: { 200: ok('members', MEMBERS), ...TENANT_ERRORS },
+    },
+  },
+  addMember: {
+    method: 'POST',
+    path: '/management/tenants/:id/members',
+    policy: 'bearer:management',
+    status: 201,
+    operation: {
+      operationId: 'addTenantMember',
+      tags,
+      summary:
+        'Add a member by email, or change a member’s role (owner; tenant:write); a tenant keeps an owner; audited as console.member.add',
+      parameters: [param('id', 'path')],
+      requestBody: body(ADD_MEMBER),
+      responses: { 201: ok('the member', ADDED_MEMBER), ...WRITE_ERRORS },
+    },
+  },
+  removeMember: {
+    method: 'DELETE',
+    path: '/management/tenants/:id/members/:userId',
+    policy: 'bearer:management',
+    operation: {
+      operationId: 'removeTenantMember',
+      tags,
+      summary: 'Remove a member (owner; tenant:write); a tenant keeps an owner; audited as console.member.remove',
+      parameters: PLAYER_PARAMS,
+      responses: {
+        200: ok('removed', REMOVED_MEMBER),
+        400: error('invalid_request: the tenant’s last owner'),
+        ...TENANT_ERRORS,
+        404: error('not_found: no such member of this tenant'),
       },
     },
   },

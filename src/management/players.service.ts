@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { canonicalEmail } from '../directory/email-address';
+import { EMAIL_ADDRESS } from '../directory/member-settings';
 import { PlayerLookupRepository } from '../directory/player-lookup.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { UserDeactivation } from '../directory/user-deactivation';
@@ -13,8 +15,6 @@ import type { MemberTenantAccess } from './tenant-membership.guard';
 
 const USER_ID = ID_PATTERN('usr');
 const SESSION_ID = ID_PATTERN('ses');
-/** An address as given: something, an @, something, no spaces (canonicalised before the look-up). */
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
 const noSuchPlayer = (): AppError => new AppError('not_found', 'No such player in this tenant.');
 
@@ -39,7 +39,7 @@ export class PlayersService {
     const tenantId = access.tenant.id;
     let userId: string | null;
     if (USER_ID.test(q)) userId = q;
-    else if (EMAIL.test(q.trim())) userId = await this.lookup.userIdByEmail(tenantId, q);
+    else if (EMAIL_ADDRESS.test(canonicalEmail(q))) userId = await this.lookup.userIdByEmail(tenantId, q);
     else throw new AppError('invalid_request', 'q must be a user id (usr_…) or an email address.');
     const user = userId === null ? null : await this.users.find(tenantId, userId);
     return { users: user ? [toPlayerView(user)] : [] };

@@ -1,7 +1,7 @@
 import { canonicalEmail, controlPlaneEmailClaim } from '../../directory/email-address';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
-import { MEMBERSHIP_ROLES, type MembershipRole } from '../../platform/database/entities/membership.entity';
-import { AdminInputError, EMAIL, required, type AdminCommand } from '../admin-command';
+import { checkMember } from '../../directory/member-settings';
+import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { customerTenant, identitiesRepository, membershipsRepository } from './directory-repositories';
 
 export const MEMBERSHIP_COMMANDS: readonly AdminCommand[] = [
@@ -11,18 +11,17 @@ export const MEMBERSHIP_COMMANDS: readonly AdminCommand[] = [
     options: { tenant: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
     async run(ctx, v) {
       const tenant = required(v, 'tenant');
-      const role = required(v, 'role');
-      const email = canonicalEmail(required(v, 'email'));
-      if (!(MEMBERSHIP_ROLES as readonly string[]).includes(role))
-        throw new AdminInputError(`--role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
-      if (!EMAIL.test(email)) throw new AdminInputError('--email must be an email address');
+      // The same rules as the console's POST …/members (src/directory/member-settings.ts).
+      const checked = checkMember(required(v, 'email'), required(v, 'role'));
+      if ('problem' in checked) throw new AdminInputError(`--${checked.problem.field} ${checked.problem.message}`);
+      const { email, role } = checked.member;
       await customerTenant(ctx, tenant);
       // The developer may not have signed in yet: the control-plane user and identity are created
       // now and resolved at their first sign-in.
       const { user } = await (
         await identitiesRepository(ctx)
       ).resolveOrCreate(controlPlaneEmailClaim(email), 'regular');
-      await (await membershipsRepository(ctx)).upsert(tenant, user.id, role as MembershipRole);
+      await (await membershipsRepository(ctx)).upsert(tenant, user.id, role);
       await ctx.auditAdmin(this.name, tenant, user.id, { role });
       return { membership: { tenant, user_id: user.id, role } };
     },

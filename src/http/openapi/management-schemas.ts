@@ -85,3 +85,30 @@ export const PLAYER_WITH_SESSIONS = obj({ user: PLAYER, sessions: { type: 'array
 export const DEACTIVATED_PLAYER = obj({ user: PLAYER });
 export const ERASED_PLAYER = obj({ deleted: { const: true } });
 export const REVOKED_SESSION = obj({ revoked: { type: 'boolean', description: 'whether the session was still live' } });
+
+/** The audit trail, newest first (contract 15): ids and facts only, never a secret or an address. */
+export const AUDIT_PAGE = obj({
+  events: {
+    type: 'array',
+    items: obj({
+      id: str({ description: 'the event id, digits' }),
+      type: str(),
+      subject: str(),
+      created_at: str({ format: 'date-time' }),
+      data: { type: 'object' },
+    }),
+  },
+  next_before: { type: ['string', 'null'], description: 'pass as `before` for the next, older page; null on the last' },
+});
+const COUNT = { type: 'integer', minimum: 0 };
+export const DAILY_STATS = obj({
+  days: {
+    type: 'array',
+    items: obj({ date: str({ format: 'date' }), guests_created: COUNT, upgrades: COUNT, sign_ins: COUNT }),
+  },
+});
+const MEMBER = obj({ user_id: str({ pattern: '^usr_' }), email: { type: ['string', 'null'] }, role: ROLE });
+export const MEMBERS = obj({ members: { type: 'array', items: MEMBER } });
+export const ADDED_MEMBER = obj({ member: MEMBER });
+export const ADD_MEMBER = obj({ email: str({ format: 'email', maxLength: 320 }), role: ROLE });
+export const REMOVED_MEMBER = obj({ removed: { const: true } });

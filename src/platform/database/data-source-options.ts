@@ -9,6 +9,7 @@ import { RetentionAndAudit1764000014000 } from '../../../migrations/176400001400
 import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
+import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
 import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   SlidingSessions1764000015000,
   ConsoleWriteScope1764000016000,
   IdentityProviders1764000017000,
+  ConsoleStatsAndAuditPaging1764000018000,
 ];
 
 /**

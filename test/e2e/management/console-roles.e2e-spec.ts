@@ -2,7 +2,7 @@ import type { Response } from 'supertest';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
-import { createClient } from '../../support/console-fixtures';
+import { addMember, createClient } from '../../support/console-fixtures';
 import { emailOf, ROLES, startConsoleTenant, type Caller, type ConsoleTenant } from '../../support/console-tenant';
 import { CONSOLE_SCOPES, signIn } from '../../support/management-flow';
 import { CONSOLE_CLIENT_ID } from '../../support/test-app';
@@ -71,6 +71,20 @@ const ROUTES: readonly RouteCase[] = [
     route: 'POST sessions/{sessionId}/revoke',
     call: async (w, c) => w.as(c).post(`${T}/sessions/${(await newGuest(w)).session_id}/revoke`),
     expected: [403, 403, 200, 200],
+  },
+  { route: 'GET audit', call: (w, c) => w.as(c).get(`${T}/audit`), expected: [200, 200, 200, 200] },
+  { route: 'GET stats', call: (w, c) => w.as(c).get(`${T}/stats`), expected: [200, 200, 200, 200] },
+  { route: 'GET members', call: (w, c) => w.as(c).get(`${T}/members`), expected: [200, 200, 200, 200] },
+  {
+    route: 'POST members',
+    call: (w, c) => w.as(c).post(`${T}/members`, { email: `added-by-${c}@studio.example`, role: 'viewer' }),
+    expected: [403, 403, 403, 201],
+  },
+  {
+    route: 'DELETE members/{userId}',
+    call: async (w, c) =>
+      w.as(c).delete(`${T}/members/${await addMember(w.t, 'acme', `leaving-${c}@studio.example`, 'viewer')}`),
+    expected: [403, 403, 403, 200],
   },
 ];
 

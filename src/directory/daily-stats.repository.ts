@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { count, text, type Row } from './row-decoders';
+
+/** What a tenant's day counts (contract 15's chart). */
+export type DailyCounter = 'guests_created' | 'upgrades' | 'sign_ins';
+
+export interface DayStats {
+  /** The UTC day, `YYYY-MM-DD`. */
+  readonly date: string;
+  readonly guests_created: number;
+  readonly upgrades: number;
+  readonly sign_ins: number;
+}
+
+/**
+ * Adds one to a counter of the tenant's current UTC day. The guest creation statement counts its
+ * guest in the same statement (GuestAccountsRepository); upgrades and sign-ins call `count` inside
+ * their own transaction, as its last statement, so the day's row is locked only until the commit.
+ */
+const COUNT_TODAY_SQL = (counter: DailyCounter): string =>
+  `INSERT INTO tenant_daily_stats (tenant_id, day, ${counter})
+   VALUES ($1, (clock_timestamp() AT TIME ZONE 'UTC')::date, 1)
+   ON CONFLICT (tenant_id, day) DO UPDATE SET ${counter} = tenant_daily_stats.${counter} + 1`;
+
+/** A tenant's daily counts (table `tenant_daily_stats`, contract 15). */
+@Injectable()
+export class DailyStatsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async count(m: EntityManager, tenantId: string, counter: Exclude<DailyCounter, 'guests_created'>): Promise<void> {
+    await m.query(COUNT_TODAY_SQL(counter), [tenantId]);
+  }
+
+  /** The last `days` UTC days up to today, oldest first, days without activity as zeros. */
+  async lastDays(tenantId: string, days: number): Promise<DayStats[]> {
+    const rows = await this.db.query<Row[]>(
+      `WITH today AS (SELECT (clock_timestamp() AT TIME ZONE 'UTC')::date AS d)
+       SELECT to_char(g.day, 'YYYY-MM-DD') AS date,
+              coalesce(s.guests_created, 0) AS guests_created,
+              coalesce(s.upgrades, 0) AS upgrades,
+              coalesce(s.sign_ins, 0) AS sign_ins
+         FROM today, generate_series(today.d - ($2::int - 1), today.d, interval '1 day') AS g(day)
+         LEFT JOIN tenant_daily_stats s ON s.tenant_id = $1 AND s.day = g.day::date
+        ORDER BY g.day`,
+      [tenantId, days],
+    );
+    return rows.map((r) => ({
+      date: text(r, 'date'),
+      guests_created: count(r, 'guests_created'),
+      upgrades: count(r, 'upgrades'),
+      sign_ins: count(r, 'sign_ins'),
+    }));
+  }
+}

@@ -1,0 +1,23 @@
+import { MEMBERSHIP_ROLES, type MembershipRole } from '../platform/database/entities/membership.entity';
+import { canonicalEmail } from './email-address';
+
+/** An address as a member is named by: something, an @, something, no spaces (after canonicalEmail). */
+export const EMAIL_ADDRESS = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export type CheckedMember =
+  | { readonly member: { readonly email: string; readonly role: MembershipRole } }
+  | { readonly problem: { readonly field: 'email' | 'role'; readonly message: string } };
+
+/**
+ * The one set of rules for adding a member to a tenant, shared by `membership add` and the
+ * console's `POST …/members` (contract 15): a role of the four, and an email address, taken in
+ * its canonical form (the control-plane identity it names, created if the developer never signed
+ * in).
+ */
+export function checkMember(email: string, role: string): CheckedMember {
+  if (!(MEMBERSHIP_ROLES as readonly string[]).includes(role))
+    return { problem: { field: 'role', message: `must be one of ${MEMBERSHIP_ROLES.join(', ')}` } };
+  const address = canonicalEmail(email);
+  if (!EMAIL_ADDRESS.test(address)) return { problem: { field: 'email', message: 'must be an email address' } };
+  return { member: { email: address, role: role as MembershipRole } };
+}
