@@ -55,7 +55,12 @@ export class GuestAccountsRepository {
   }
 
   async isActiveGuest(tenantId: string, userId: string): Promise<boolean> {
-    return (await this.db.manager.countBy(UserEntity, { id: userId, tenantId, kind: 'guest', status: 'active' })) === 1;
+    return this.isActive(tenantId, userId, 'guest');
+  }
+
+  /** An active user of this kind: a guest, or a full account (`regular`, contract 14 linking). */
+  async isActive(tenantId: string, userId: string, kind: 'guest' | 'regular'): Promise<boolean> {
+    return (await this.db.manager.countBy(UserEntity, { id: userId, tenantId, kind, status: 'active' })) === 1;
   }
 
   /** Sign-in with a proof: an active user, a provisional one becoming a regular account. */
@@ -70,15 +75,16 @@ export class GuestAccountsRepository {
    * Moves the identity to the guest when its owner is a pristine provisional user (spec 4.3 rule 6,
    * isPristineProvisionalUser). The facts the rule needs are read under row locks on the identity
    * and both users, and the owner is deactivated in the same transaction, so concurrent upgrades
-   * attach a credential at most once.
+   * attach a credential at most once. `to: 'regular'` links it to a full account instead (contract
+   * 14, `me/identities`) under the same rule.
    */
   async moveIdentity(
     m: EntityManager,
-    input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number },
+    input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number; to?: 'regular' },
   ): Promise<MoveOutcome> {
     const guest = await m.query<unknown[]>(
-      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'guest' AND status = 'active' FOR UPDATE`,
-      [input.guestId, input.tenantId],
+      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active' FOR UPDATE`,
+      [input.guestId, input.tenantId, input.to ?? 'guest'],
     );
     if (guest.length !== 1) return 'not_guest';
     const [identity] = await m.query<Array<{ user_id: string; created_ms: string }>>(
@@ -128,5 +134,31 @@ export class GuestAccountsRepository {
     ]);
     await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
     return 'moved';
+  }
+
+  /**
+   * Removes one identity of an active full account (contract 14), never its last: the user's row is
+   * locked first, so concurrent removals of its last two identities leave one.
+   */
+  async unlinkIdentity(
+    m: EntityManager,
+    input: { tenantId: string; userId: string; provider: string; providerSubject: string },
+  ): Promise<'unlinked' | 'not_found' | 'last_identity'> {
+    const user = await m.query<unknown[]>(
+      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'regular' AND status = 'active' FOR UPDATE`,
+      [input.userId, input.tenantId],
+    );
+    if (user.length !== 1) return 'not_found';
+    const identities = await m.query<Array<{ id: string; provider: string; provider_subject: string }>>(
+      `SELECT id, provider, provider_subject FROM identities WHERE user_id = $1 AND status = 'active' FOR UPDATE`,
+      [input.userId],
+    );
+    const target = identities.find(
+      (i) => i.provider === input.provider && i.provider_subject === input.providerSubject,
+    );
+    if (!target) return 'not_found';
+    if (identities.length === 1) return 'last_identity';
+    await m.query('DELETE FROM identities WHERE id = $1', [target.id]);
+    return 'unlinked';
   }
 }

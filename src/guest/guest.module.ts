@@ -21,7 +21,10 @@ import { GuestAccountsRepository } from './guest-accounts.repository';
 import { GuestBearerAuthenticator } from './guest-bearer.authenticator';
 import { GuestController } from './guest.controller';
 import { GuestService } from './guest.service';
+import { AccountLinkingService } from './account-linking.service';
+import { IntentAndProof } from './intent-and-proof';
 import { MeController } from './me.controller';
+import { MeIdentitiesController } from './me-identities.controller';
 import { MeService } from './me.service';
 import { ProviderClients } from './provider-clients';
 import { ProviderIdTokens } from './provider-id-tokens';
@@ -45,9 +48,11 @@ import { UpgradeService } from './upgrade.service';
     ChatController,
     CustomerTokenController,
     MeController,
+    MeIdentitiesController,
     ProvidersController,
   ],
   providers: [
+    AccountLinkingService,
     BrowserFlows,
     BrowserFlowsStore,
     ChatPlatformClient,
@@ -59,6 +64,7 @@ import { UpgradeService } from './upgrade.service';
     GuestAccountsRepository,
     GuestBearerAuthenticator,
     GuestService,
+    IntentAndProof,
     MeService,
     ProviderClients,
     ProviderIdTokens,

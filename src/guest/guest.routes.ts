@@ -8,7 +8,7 @@ import type { RouteDeclaration } from '../http/route';
 const tags = ['guests'];
 const parameters = [TENANT_PARAM];
 export const PROOF = obj({ proof_id: str({ pattern: '^prf_' }), expires_in: int() });
-const INTENT = obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() });
+export const INTENT = obj({ intent_id: str({ pattern: '^lnk_' }), expires_in: int() });
 
 /** Guests of a customer tenant, their linking intents and upgrade, and the player's own account (contract 6, 13). */
 export const GUEST_ROUTES = {

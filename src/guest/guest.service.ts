@@ -102,12 +102,14 @@ export class GuestService {
   /**
    * Create or renew the flow's linking intent (spec 4.3): bound to subject, session, client,
    * tenant, flow and flow-cookie hash; a live intent of the flow is never replaced by another
-   * session. A guest's upgrade proof, when presented, must be its own and is consumed.
+   * session. A guest's upgrade proof, when presented, must be its own and is consumed. `for:
+   * 'regular'` is a full account's intent (`me/linking-intent`, contract 14), with the same rules.
    */
   async linkingIntent(
     ctx: GuestRequestContext,
     guest: { userId: string; sessionId: string; clientId: string },
     upgradeProofId: string | undefined,
+    subject: 'guest' | 'regular' = 'guest',
   ): Promise<WithFlowCookie<{ intent_id: string; expires_in: number }> & { created: boolean }> {
     if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
     // Guest tokens are free and each new flow id claims a flow and an intent: a budget per
@@ -119,8 +121,13 @@ export class GuestService {
       budget: this.config.rateLimits.linkingIntentSession,
     });
     await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    if (!(await this.accounts.isActiveGuest(ctx.tenantId, guest.userId)))
-      throw new AppError('invalid_proof', 'Only an active guest can link a credential.');
+    if (!(await this.accounts.isActive(ctx.tenantId, guest.userId, subject)))
+      throw new AppError(
+        'invalid_proof',
+        subject === 'guest'
+          ? 'Only an active guest can link a credential here.'
+          : 'Only a full account links a credential here; a guest upgrades.',
+      );
     const ttl = this.config.ttl.linkingIntent;
     const { body, newFlowCookie } = await this.flows.within(ctx, async (flow) => {
       const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };

@@ -7,11 +7,10 @@ import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
-import { BrowserFlows, type GuestRequestContext } from './browser-flows';
+import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
-import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
-import { TenantClients } from './tenant-clients';
+import { IntentAndProof } from './intent-and-proof';
 
 /** `provider`: `email`, `chat_platform` or an OpenID Connect provider's id (contract 14). */
 export interface LinkedIdentity {
@@ -42,9 +41,7 @@ export class UpgradeService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly clients: TenantClients,
-    private readonly flows: BrowserFlows,
-    private readonly records: FlowRecordsStore,
+    private readonly intentAndProof: IntentAndProof,
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
     private readonly sessions: SessionStore,
@@ -102,21 +99,8 @@ export class UpgradeService {
     guest: { userId: string; sessionId: string; clientId: string },
     proofId: string,
   ): Promise<Attached> {
-    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const flow = await this.flows.requireKnown(ctx);
-    // Rule 2: intent and proof consumed together, once, only when fresh and bound alike.
-    const consumed = await this.records.consumeForUpgrade(
-      ctx.flowId,
-      proofId,
-      { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash },
-      guest.sessionId,
-      guest.userId,
-    );
-    if (!consumed) throw new AppError('invalid_proof');
-    const { intent, proof, restoreProof } = consumed;
-    // Rule 3: an email proof names a verified email identity; a chat proof was read from the
-    // platform's user API by the callback that issued it.
-    if (proof.provider === 'email' && !proof.emailVerified) throw new AppError('invalid_proof');
+    // Rules 2 and 3: intent and proof consumed together, once, only when fresh and bound alike.
+    const { client, intent, proof, restoreProof } = await this.intentAndProof.consume(ctx, guest, proofId);
 
     // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
     // replacement session's row and the audit row in one transaction.

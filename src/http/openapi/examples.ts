@@ -31,6 +31,7 @@ export const SAMPLES: Record<string, unknown> = {
   token_type_hint: 'refresh_token',
   provider: 'email',
   providerId: 'apple',
+  providerSubject: '001234.5f6e7d8c9b0a.1234',
   nonce: 'bm9uY2UtZ2l2ZW4tdG8tdGhlLXNkaw',
   provider_subject: 'player@example.com',
   redirect_to:

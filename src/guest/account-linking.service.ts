@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AuditTrail } from '../directory/audit-trail.repository';
+import { AppError } from '../errors/app-error';
+import type { PrincipalOf } from '../http/principal';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
+import type { GuestRequestContext } from './browser-flows';
+import { GuestAccountsRepository } from './guest-accounts.repository';
+import { IntentAndProof } from './intent-and-proof';
+import type { LinkedIdentity } from './upgrade.service';
+
+/**
+ * A full account links and unlinks credentials (contract 14): `me/identities` mirrors the guest's
+ * upgrade (the intent and the proof consumed together, once, bound to tenant, client, flow and
+ * session; the credential moves only from a pristine provisional user, spec 4.3 rule 6; another
+ * owner keeps it, 409 identity_in_use) but keeps the session; removing one never removes the last.
+ */
+@Injectable()
+export class AccountLinkingService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly intentAndProof: IntentAndProof,
+    private readonly accounts: GuestAccountsRepository,
+    private readonly limiter: RateLimiter,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  async link(
+    ctx: GuestRequestContext,
+    player: PrincipalOf<'guest'>,
+    proofId: string,
+  ): Promise<{ user_id: string; linked_identity: LinkedIdentity }> {
+    await this.limiter.hit({
+      name: 'account-link-subject',
+      domain: `svc:tenant:${ctx.tenantId}`,
+      subject: player.userId,
+      budget: this.config.rateLimits.guestUpgradeSubject,
+    });
+    if (player.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    const { client, intent, proof, restoreProof } = await this.intentAndProof.consume(ctx, player, proofId);
+    await this.accounts
+      .transaction(async (m) => {
+        const outcome = await this.accounts.moveIdentity(m, {
+          tenantId: ctx.tenantId,
+          guestId: player.userId,
+          identityId: proof.identityId,
+          intentCreatedAt: intent.createdAt,
+          to: 'regular',
+        });
+        if (outcome === 'in_use') throw new AppError('identity_in_use');
+        if (outcome === 'not_guest') throw new AppError('invalid_proof');
+        // Linked already (a retry whose answer was lost): nothing changes, nothing is recorded.
+        if (outcome === 'already_owned') return;
+        await this.audit.record(
+          {
+            type: 'identity.linked',
+            tenantId: ctx.tenantId,
+            subject: player.userId,
+            data: { provider: proof.provider, client_id: client.id, session_id: player.sessionId },
+          },
+          m,
+        );
+      })
+      .catch(async (err: unknown) => {
+        // As at upgrade (contract 13): the proof stays usable to sign in to the account that owns it.
+        if (err instanceof AppError && err.code === 'identity_in_use') await restoreProof();
+        throw err;
+      });
+    return {
+      user_id: player.userId,
+      linked_identity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
+    };
+  }
+
+  async unlink(player: PrincipalOf<'guest'>, provider: string, providerSubject: string): Promise<{ unlinked: true }> {
+    await this.accounts.transaction(async (m) => {
+      const outcome = await this.accounts.unlinkIdentity(m, {
+        tenantId: player.tenantId,
+        userId: player.userId,
+        provider,
+        providerSubject,
+      });
+      if (outcome === 'not_found') throw new AppError('not_found', 'The account has no such credential.');
+      if (outcome === 'last_identity') throw new AppError('last_identity');
+      await this.audit.record(
+        {
+          type: 'identity.unlinked',
+          tenantId: player.tenantId,
+          subject: player.userId,
+          data: { provider, client_id: player.clientId, session_id: player.sessionId },
+        },
+        m,
+      );
+    });
+    return { unlinked: true };
+  }
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../errors/app-error';
+import type { ClientEntity } from '../platform/database/entities/client.entity';
+import { BrowserFlows, type GuestRequestContext } from './browser-flows';
+import { FlowRecordsStore, type LinkingIntent, type ProviderProof } from './flow-records.store';
+import { TenantClients } from './tenant-clients';
+
+export interface ConsumedIntentAndProof {
+  readonly client: ClientEntity;
+  readonly intent: LinkingIntent;
+  readonly proof: ProviderProof;
+  /** Puts the proof back for the rest of its lifetime (a 409 identity_in_use, contract 13). */
+  readonly restoreProof: () => Promise<void>;
+}
+
+/**
+ * The first step of attaching a credential, shared by the guest's upgrade and a full account's
+ * `me/identities` (spec 4.3 rules 2–3, contract 14): the flow's linking intent and the provider
+ * proof are consumed together, once, only when both are fresh and bound to the same tenant,
+ * client, flow cookie, session and user; an email proof must name a verified address. Every failed
+ * check is the same 400 invalid_proof.
+ */
+@Injectable()
+export class IntentAndProof {
+  constructor(
+    private readonly clients: TenantClients,
+    private readonly flows: BrowserFlows,
+    private readonly records: FlowRecordsStore,
+  ) {}
+
+  async consume(
+    ctx: GuestRequestContext,
+    subject: { userId: string; sessionId: string },
+    proofId: string,
+  ): Promise<ConsumedIntentAndProof> {
+    const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
+    const flow = await this.flows.requireKnown(ctx);
+    const consumed = await this.records.consumeForUpgrade(
+      ctx.flowId,
+      proofId,
+      { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash },
+      subject.sessionId,
+      subject.userId,
+    );
+    if (!consumed) throw new AppError('invalid_proof');
+    // An email proof names a verified email identity; a chat or provider proof was read from the
+    // platform's user API or a checked ID token by the callback that issued it.
+    if (consumed.proof.provider === 'email' && !consumed.proof.emailVerified) throw new AppError('invalid_proof');
+    return { client, ...consumed };
+  }
+}

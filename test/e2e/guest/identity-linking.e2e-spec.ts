@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { GuestClient } from '../../../sdk/src/guest-client';
+import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { browserWithFlow, NATIVE_APP_ID, startProviders, type ProviderWorld } from '../../support/provider-fixtures';
+
+describe('linking and unlinking credentials of a full account (contract 14)', () => {
+  let w: GuestWorld;
+  let p: ProviderWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({ RATE_LIMITS: 'off' });
+    p = await startProviders(w);
+  });
+  afterAll(async () => {
+    await p.stop();
+    await w.close();
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const googleToken = (sub: string, email?: string) =>
+    p.plain.sign({
+      iss: p.plain.issuer,
+      aud: NATIVE_APP_ID,
+      sub,
+      // Each token its own: an ID token proves a sign-in once.
+      jti: randomBytes(8).toString('hex'),
+      iat: now(),
+      exp: now() + 300,
+      ...(email ? { email, email_verified: true } : {}),
+    });
+  const audit = async (type: string, subject: string) =>
+    (await w.t.pg.query(`SELECT data FROM audit_events WHERE type = $1 AND subject = $2`, [type, subject])).rows;
+
+  /** A guest upgraded with an email: a full account with one identity. */
+  async function fullAccount(): Promise<{ c: GuestClient; email: string }> {
+    const c = w.client();
+    await c.createGuest();
+    await c.createLinkingIntent();
+    const email = `player-${randomBytes(4).toString('hex')}@example.com`;
+    await c.upgrade(await emailProof(w, c, email));
+    return { c, email };
+  }
+
+  it('links a second and a third provider to an upgraded player (native and browser flows); the session stays; identity.linked is recorded', async () => {
+    const { c, email } = await fullAccount();
+    const sessionBefore = c.sessionId;
+    await c.createAccountLinkingIntent();
+    const proof = await c.providerToken('google', await googleToken('link-g-1', 'Linked@Example.com'));
+    const linked = await c.linkIdentity(proof.proof_id);
+    expect(linked).toEqual({
+      user_id: c.userId,
+      linked_identity: { provider: 'google', provider_subject: 'link-g-1', email: 'linked@example.com' },
+    });
+
+    // The browser flow, Apple-like issuer (form_post, client-secret JWT).
+    await c.createAccountLinkingIntent();
+    await p.apple.setAccount({ sub: 'link-a-1', email: 'relay1@privaterelay.appleid.com', email_verified: true });
+    const back = await browserWithFlow(c.browserFlowId, c.flowCookie()).navigate(c.providerStartUrl('apple'));
+    await c.linkIdentity(GuestClient.providerRedirectResult(back).proof_id);
+
+    expect(c.sessionId).toBe(sessionBefore);
+    const me = await c.me();
+    expect(me.guest).toBe(false);
+    expect(me.identities.map((i) => [i.provider, i.provider_subject]).sort()).toEqual([
+      ['apple', 'link-a-1'],
+      ['email', email],
+      ['google', 'link-g-1'],
+    ]);
+    const rows = await audit('identity.linked', c.userId as string);
+    expect(rows.map((r) => r.data.provider).sort()).toEqual(['apple', 'google']);
+    expect(rows[0].data).toMatchObject({ client_id: 'cli_game', session_id: sessionBefore });
+  });
+
+  it('refuses a guest at me/linking-intent, and a proof without the flow’s intent (invalid_proof)', async () => {
+    const guest = w.client();
+    await guest.createGuest();
+    await expect(guest.createAccountLinkingIntent()).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+
+    const { c } = await fullAccount();
+    const proof = await c.providerToken('google', await googleToken('no-intent-1'));
+    await expect(c.linkIdentity(proof.proof_id)).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+    const owner = await w.t.pg.query(
+      `SELECT u.kind FROM identities i JOIN users u ON u.id = i.user_id WHERE provider = 'google' AND provider_subject = 'no-intent-1'`,
+    );
+    expect(owner.rows).toEqual([{ kind: 'provisional' }]);
+  });
+
+  it('a credential another account owns: 409 identity_in_use, nothing moves, and the proof still signs in to its owner', async () => {
+    const first = await fullAccount();
+    await first.c.createAccountLinkingIntent();
+    await first.c.linkIdentity((await first.c.providerToken('google', await googleToken('owned-g-1'))).proof_id);
+
+    const { c } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    const proof = await c.providerToken('google', await googleToken('owned-g-1'));
+    await expect(c.linkIdentity(proof.proof_id)).rejects.toMatchObject({ status: 409, code: 'identity_in_use' });
+    const rows = await w.t.pg.query(
+      `SELECT user_id FROM identities WHERE provider = 'google' AND provider_subject = 'owned-g-1'`,
+    );
+    expect(rows.rows).toEqual([{ user_id: first.c.userId }]);
+    expect(await audit('identity.linked', c.userId as string)).toEqual([]);
+    expect((await c.signIn(proof.proof_id)).user_id).toBe(first.c.userId);
+  });
+
+  it('unlinks a credential (identity.unlinked), never the last one (409 last_identity); an unknown one is 404', async () => {
+    const { c, email } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('google', await googleToken('unlink-g-1'))).proof_id);
+
+    await expect(c.unlinkIdentity('google', 'nobody')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    expect(await c.unlinkIdentity('google', 'unlink-g-1')).toEqual({ unlinked: true });
+    expect((await c.me()).identities).toEqual([{ provider: 'email', provider_subject: email, email }]);
+    expect(await audit('identity.unlinked', c.userId as string)).toEqual([
+      { data: { provider: 'google', client_id: 'cli_game', session_id: c.sessionId } },
+    ]);
+    await expect(c.unlinkIdentity('email', email)).rejects.toMatchObject({ status: 409, code: 'last_identity' });
+    expect((await c.me()).identities).toHaveLength(1);
+    // The freed credential can be linked again, by anyone.
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('google', await googleToken('unlink-g-1'))).proof_id);
+  });
+
+  it('two removals at once of an account’s last two credentials leave one', async () => {
+    const { c, email } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('google', await googleToken('race-g-1'))).proof_id);
+    const results = await Promise.allSettled([
+      c.unlinkIdentity('email', email),
+      c.unlinkIdentity('google', 'race-g-1'),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({
+      reason: { status: 409, code: 'last_identity' },
+    });
+    expect((await c.me()).identities).toHaveLength(1);
+  });
+
+  it('a guest has nothing to unlink', async () => {
+    const guest = w.client();
+    await guest.createGuest();
+    await expect(guest.unlinkIdentity('google', 'x')).rejects.toMatchObject({ status: 404 });
+  });
+});
