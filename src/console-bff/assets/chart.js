@@ -10,7 +10,8 @@ export const SERIES = [
 ];
 
 const HEIGHT = 220;
-const MARGIN = { top: 12, right: 12, bottom: 26, left: 40 };
+// The right margin holds half of today's date label, centred on the last point.
+const MARGIN = { top: 12, right: 24, bottom: 26, left: 40 };
 
 /** A round upper bound and its tick step: 0, 5, 10 … or 0, 20, 40 … */
 export function niceScale(max) {
@@ -96,9 +97,7 @@ export class DailyChart extends Component {
       )}
       ${days.map((d, i) =>
         labelled[i]
-          ? html`<text class="axis" x=${x(i)} y=${HEIGHT - 8} text-anchor=${i === days.length - 1 ? 'end' : 'middle'}>
-              ${shortDate(d.date)}
-            </text>`
+          ? html`<text class="axis" x=${x(i)} y=${HEIGHT - 8} text-anchor="middle">${shortDate(d.date)}</text>`
           : null,
       )}
       ${SERIES.map(

@@ -10,6 +10,9 @@ const ROLES = [
   ['owner', 'owner (also changes members)'],
 ];
 
+/** A member as a person reads it: the address, or the user id when the member has none. */
+const nameOf = (member) => member.email || member.user_id;
+
 export class MembersView extends Component {
   state = { members: null, email: '', role: 'viewer', error: null, notice: null, busy: false, removing: null };
 
@@ -54,7 +57,7 @@ export class MembersView extends Component {
 
   remove = () => {
     const member = this.state.removing;
-    this.run(api(this.path(segment(member.user_id)), { method: 'DELETE' }), `${member.email} is no longer a member.`);
+    this.run(api(this.path(segment(member.user_id)), { method: 'DELETE' }), `${nameOf(member)} is no longer a member.`);
   };
 
   addForm() {
@@ -76,7 +79,7 @@ export class MembersView extends Component {
       type="button"
       class="danger"
       disabled=${this.state.busy}
-      aria-label=${`Remove ${member.email}`}
+      aria-label=${`Remove ${nameOf(member)}`}
       onClick=${() => this.setState({ removing: member, notice: null })}
     >
       Remove
@@ -86,9 +89,9 @@ export class MembersView extends Component {
   confirmRemove(member) {
     return html`<${Confirm}
       id="confirm-remove"
-      question=${`Remove ${member.email}?`}
-      detail=${`${member.email} loses access to this tenant at once.`}
-      action=${`Remove ${member.email}`}
+      question=${`Remove ${nameOf(member)}?`}
+      detail=${`${nameOf(member)} loses access to this tenant at once.`}
+      action=${`Remove ${nameOf(member)}`}
       busy=${this.state.busy}
       onConfirm=${this.remove}
       onCancel=${() => this.setState({ removing: null })}
@@ -104,10 +107,10 @@ export class MembersView extends Component {
           key: m.user_id,
           className: 'member',
           cells: [
-            m.email,
+            m.email || html`<span class="muted">no address</span>`,
             m.role,
             html`<code>${m.user_id}</code>`,
-            m.email === user.email ? html`<span class="muted">you</span>` : owner ? this.removeButton(m) : null,
+            m.user_id === user.id ? html`<span class="muted">you</span>` : owner ? this.removeButton(m) : null,
           ],
         }))}
       />`;
