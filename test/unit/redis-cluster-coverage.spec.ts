@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterSubjects, clusterSuites } from '../support/redis-cluster-subjects';
+import { clusterSubjects, clusterSuites, unscannedScripts } from '../support/redis-cluster-subjects';
 
 /**
  * scripts/test.sh runs on a Redis Cluster only the e2e suites marked `// @redis-cluster`: the
@@ -18,6 +18,10 @@ describe('the Redis Cluster pass', () => {
       expect.arrayContaining(['rate-limiter:TAKE_ALL', 'session-store:ROTATE_LEGACY', 'email-codes.store:rename']),
     );
     expect(subjects.map((s) => s.name)).not.toContain('session-store:ROTATE');
+  });
+
+  it('sees every Lua script of src/: each is a RedisScript constant the scan reads', () => {
+    expect(unscannedScripts()).toEqual([]);
   });
 
   it.each(subjects.map((s) => [s.name, s.file]))('%s (%s) is exercised by a suite of the cluster pass', (name) => {
