@@ -15,6 +15,7 @@ export interface ProvenIdToken {
 
 /** Clock skew allowed on `exp`, `iat` and `nbf`: within the 60 s of contract 8. */
 const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_TOKEN_AGE_SECONDS = 24 * 3600;
 
 /**
  * Checks ID tokens that a platform's own SDK obtained (contract 14, native flow) with jose: the
@@ -38,6 +39,9 @@ export class ProviderIdTokens {
         algorithms: [provider.endpoints.id_token_signed_response_alg],
         requiredClaims: ['sub', 'exp', 'iat'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // jose checks that `iat` is not in the future only with a maximum age (contract 8); `exp`
+        // bounds a token's life, this only stops a token that claims to be from tomorrow.
+        maxTokenAge: MAX_TOKEN_AGE_SECONDS,
       }));
     } catch (err) {
       if (isKeySetFailure(err)) throw new DependencyUnavailableError('identity_provider', err);

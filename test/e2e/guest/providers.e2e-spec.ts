@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GuestClient } from '../../../sdk/src/guest-client';
+import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -177,6 +178,7 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
         ['another audience', await p.plain.sign({ ...base(), aud: 'com.other.game' }), 'the-nonce'],
         ['expired', await p.plain.sign({ ...base(), iat: now() - 900, exp: now() - 600 }), 'the-nonce'],
         ['wrong nonce', await p.plain.sign(base()), 'another-nonce'],
+        ['issued in the future', await p.plain.sign({ ...base(), iat: now() + 600, exp: now() + 900 }), 'the-nonce'],
         ['wrong issuer', await p.plain.sign({ ...base(), iss: p.apple.issuer }), 'the-nonce'],
         ['unknown kid', await p.plain.sign(base(), { foreign: true }), 'the-nonce'],
       ];
@@ -226,6 +228,40 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
       expect(answers.filter((a) => a.status === 400).every((a) => a.body.error === 'invalid_grant')).toBe(true);
       expect(await identityRows('google', 'parallel-1')).toHaveLength(1);
+    });
+
+    it('an issuer whose keys cannot be read: 503 temporarily_unavailable, nothing written', async () => {
+      await w.t.app.get(IdentityProvidersRepository).add({
+        tenantId: 'acme',
+        id: 'unreachable',
+        issuer: p.plain.issuer,
+        clientId: 'web-client',
+        scopes: ['openid'],
+        nativeClientIds: [],
+        endpoints: {
+          authorization_endpoint: `${p.plain.issuer}/auth`,
+          token_endpoint: `${p.plain.issuer}/token`,
+          jwks_uri: 'http://127.0.0.1:9/jwks',
+          token_endpoint_auth_method: 'client_secret_basic',
+          id_token_signed_response_alg: 'RS256',
+        },
+        credential: { kind: 'client_secret', secret: 'web-secret' },
+      });
+      const idToken = await p.plain.sign({
+        iss: p.plain.issuer,
+        aud: 'web-client',
+        sub: 'down-1',
+        iat: now(),
+        exp: now() + 300,
+      });
+      const flowId = newFlowId();
+      const res = await w.t
+        .auth()
+        .post('/t/acme/providers/unreachable/token')
+        .send({ client_id: 'cli_game', browser_flow_id: flowId, id_token: idToken });
+      expect([res.status, res.body.error]).toEqual([503, 'temporarily_unavailable']);
+      expect((await w.t.redisKeys()).filter((k) => k.includes(flowId))).toEqual([]);
+      expect(await identityRows('unreachable', 'down-1')).toEqual([]);
     });
 
     it('an unknown provider is 404', async () => {
