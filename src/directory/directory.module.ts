@@ -13,6 +13,7 @@ import { SessionStoreModule } from '../platform/session-store/session-store.modu
 import { AuditPagesRepository } from './audit-pages.repository';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { PlayerLookupRepository } from './player-lookup.repository';
+import { ReplayAlarm } from './replay-alarm';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
 import { UserDeactivation } from './user-deactivation';
@@ -33,6 +34,7 @@ const SHARED = [
   PlayerLookupRepository,
   AuditPagesRepository,
   DailyStatsRepository,
+  ReplayAlarm,
   // The orderings shared with the admin CLI's `user deactivate` and `user delete` (contracts 12,
   // 13, 15), on the service's stores.
   {

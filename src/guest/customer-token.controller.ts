@@ -6,7 +6,7 @@ import { GrantTypeFirst } from '../http/grant-type-first.guard';
 import { Route } from '../http/route';
 import type { CustomerTokenSet } from './customer-sessions';
 import { CUSTOMER_TOKEN_ROUTES } from './customer-token.routes';
-import { CustomerTokenService } from './customer-token.service';
+import { CUSTOMER_GRANT_TYPES, CustomerTokenService } from './customer-token.service';
 import { CustomerRevokeDto, CustomerTokenDto } from './guest.dto';
 import { clearRefreshCookie, readRefreshCookie, withRefreshCookie } from './refresh-cookie';
 import { TenantIdPipe } from './tenant-id.pipe';
@@ -26,7 +26,7 @@ export class CustomerTokenController {
   ) {}
 
   @Route(CUSTOMER_TOKEN_ROUTES.token)
-  @UseGuards(new GrantTypeFirst(['refresh_token']))
+  @UseGuards(new GrantTypeFirst(CUSTOMER_GRANT_TYPES))
   async token(
     @Param('tenantId', TenantIdPipe) tenantId: string,
     @Body() body: CustomerTokenDto,

@@ -1,86 +1,41 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/config';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
-import { MetricsService } from '../platform/metrics/metrics.service';
+import { GrantTable } from '../http/grant-table';
 import { RefreshTokens } from '../platform/session-store/refresh-tokens';
 import { SessionStore, type SessionView } from '../platform/session-store/session-store';
-import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
+import { CustomerRefreshGrant, type CustomerTokenRequest } from './customer-refresh.grant';
+import type { CustomerTokenSet, Issued } from './customer-sessions';
 import { CustomerTokens } from './customer-tokens';
-import { GuestAccountsRepository } from './guest-accounts.repository';
+import type { CustomerTokenDto } from './guest.dto';
 import { TenantClients } from './tenant-clients';
 
-/** `POST /t/{tenantId}/token` (rotating refresh, replay revokes) and `revoke` (RFC 7009). */
+/** The grant types of a customer tenant's token endpoint (contract 6): rotating refresh only. */
+export const CUSTOMER_GRANT_TYPES = ['refresh_token'] as const;
+
+/** `POST /t/{tenantId}/token` (a table of grants) and `revoke` (RFC 7009). */
 @Injectable()
 export class CustomerTokenService {
-  private readonly logger = new Logger('CustomerTokens');
+  private readonly grants: GrantTable<
+    (typeof CUSTOMER_GRANT_TYPES)[number],
+    CustomerTokenRequest,
+    Issued<CustomerTokenSet>
+  >;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
     private readonly sessions: SessionStore,
-    private readonly records: SessionRecordsRepository,
-    private readonly customerSessions: CustomerSessions,
     private readonly tokens: CustomerTokens,
-    private readonly metrics: MetricsService,
-    private readonly accounts: GuestAccountsRepository,
     private readonly audit: AuditTrail,
     private readonly refreshTokens: RefreshTokens,
-  ) {}
+    refresh: CustomerRefreshGrant,
+  ) {
+    this.grants = new GrantTable({ refresh_token: refresh });
+  }
 
-  /**
-   * `cookieToken` is the client's HttpOnly refresh cookie (issue 22 finding 7); a token in the body
-   * wins over it, so a caller that holds its token itself is never overridden by a cookie.
-   */
-  async refresh(
-    tenantId: string,
-    body: { grant_type?: string; refresh_token?: string; client_id?: string },
-    cookieToken?: string,
-  ): Promise<Issued<CustomerTokenSet>> {
-    if (body.grant_type !== 'refresh_token')
-      throw new AppError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request');
-    const presented = body.refresh_token || cookieToken;
-    if (!presented || !body.client_id)
-      throw new AppError('invalid_request', 'refresh_token (or the refresh cookie) and client_id are required.');
-    const client = await this.clients.resolve(tenantId, body.client_id);
-    // A client without offline_access never received a refresh token to present.
-    if (!client.scopes.includes('offline_access')) throw new AppError('unauthorized_client');
-    const { idleTtl, absoluteTtl, refreshReuseInterval } = this.config.customerSessions;
-    const rotated = await this.sessions.rotate(
-      presented,
-      { tenantId, clientId: client.id },
-      {
-        // A session an upgrade has marked is refused once that upgrade committed (spec 4.3 rule 4).
-        superseded: (sid) => this.records.isRevoked(sid),
-        // Contract 13: two tabs, or a retry after a lost answer, keep the session.
-        reuseIntervalMs: refreshReuseInterval * 1000,
-        // Contract 13: every refresh gives the session a fresh idle lifetime.
-        slide: (sid) => this.records.slide(sid, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }),
-      },
-    );
-    if (rotated.outcome !== 'rotated') {
-      if (rotated.outcome === 'replayed') {
-        this.logger.warn({ tenant: tenantId }, 'refresh token replayed; session revoked');
-        this.metrics.refreshReplays.inc({ realm: 'customer', kind: 'refresh_token' });
-        await this.audit.record({
-          type: 'refresh.replayed',
-          tenantId,
-          subject: rotated.userId,
-          data: { kind: 'refresh_token', session_id: rotated.sessionId, client_id: client.id },
-        });
-      }
-      throw new AppError('invalid_grant');
-    }
-    const s = rotated.session;
-    // A session written before sessions recorded it: whether its subject is still a guest.
-    const guest = s.guest ?? (await this.accounts.isActiveGuest(tenantId, s.userId));
-    const answer = await this.customerSessions.tokenSet(
-      client,
-      { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
-      rotated.refreshToken,
-    );
-    return { answer, client };
+  /** `cookieToken` is the client's HttpOnly refresh cookie (issue 22 finding 7). */
+  refresh(tenantId: string, body: CustomerTokenDto, cookieToken?: string): Promise<Issued<CustomerTokenSet>> {
+    return this.grants.answer(body.grant_type, { tenantId, body, cookieToken });
   }
 
   /**

@@ -12,6 +12,7 @@ import { BrowserFlowsStore } from './browser-flows.store';
 import { ChatController } from './chat.controller';
 import { ChatPlatformClient } from './chat-platform.client';
 import { ChatSignInService } from './chat-sign-in.service';
+import { CustomerRefreshGrant } from './customer-refresh.grant';
 import { CustomerSessions } from './customer-sessions';
 import { CustomerTokenController } from './customer-token.controller';
 import { CustomerTokenService } from './customer-token.service';
@@ -57,6 +58,7 @@ import { UpgradeService } from './upgrade.service';
     BrowserFlowsStore,
     ChatPlatformClient,
     ChatSignInService,
+    CustomerRefreshGrant,
     CustomerSessions,
     CustomerTokenService,
     CustomerTokens,

@@ -4,6 +4,7 @@ import { CUSTOMER_SCOPES } from '../directory/customer-scopes';
 import { Route } from '../http/route';
 import { KeyRing } from '../platform/keys/key-ring';
 import { CUSTOMER_TOKEN_ROUTES } from './customer-token.routes';
+import { CUSTOMER_GRANT_TYPES } from './customer-token.service';
 import { tenantIssuer } from './customer-tokens';
 import { TenantClients } from './tenant-clients';
 import { TenantIdPipe } from './tenant-id.pipe';
@@ -26,7 +27,7 @@ export class TenantDiscoveryController {
       token_endpoint: `${base}/token`,
       revocation_endpoint: `${base}/revoke`,
       jwks_uri: `${base}/.well-known/jwks.json`,
-      grant_types_supported: ['refresh_token'],
+      grant_types_supported: [...CUSTOMER_GRANT_TYPES],
       token_endpoint_auth_methods_supported: ['none'],
       scopes_supported: [...CUSTOMER_SCOPES],
       subject_types_supported: ['public'],

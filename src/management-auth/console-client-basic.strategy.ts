@@ -1,48 +1,34 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
+import type { StrategyCreated } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import { clientSecretMatches } from '../directory/client-secret';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
-import { Pseudonymizer } from '../platform/crypto/digests';
-import { parseBasicCredentials } from './basic-credentials';
-import { ConsoleClientRows } from './console-client-rows';
+import { ConsoleClientVerifier, type ConsoleClient } from './console-client.verifier';
 
 export const CONSOLE_BASIC_STRATEGY = 'console-client-basic';
 
-export interface ConsoleClient {
-  readonly clientId: string;
-}
-
 /**
- * HTTP Basic for the confidential console client, against its cached row (ConsoleClientRows), so
- * the token endpoint's hot path, the refresh grant, costs no database round trip. Unknown client
- * and wrong secret do the same digest work and give one answer.
+ * passport-http's Basic strategy for the console client, reading the header through
+ * ConsoleClientVerifier only. passport-http's own `authenticate` would parse the header first, loosely
+ * (it splits at every `:`, so a secret holding one is cut short, and decodes through Node's deprecated
+ * `Buffer()`, which walks the stack on each call: docs/performance.md), so this strategy hands the
+ * whole header to the verifier instead and reports its outcome to passport.
  */
 @Injectable()
 export class ConsoleClientBasicStrategy extends PassportStrategy(BasicStrategy, CONSOLE_BASIC_STRATEGY) {
-  constructor(
-    private readonly clients: ConsoleClientRows,
-    private readonly pseudonymizer: Pseudonymizer,
-  ) {
+  constructor(private readonly verifier: ConsoleClientVerifier) {
     super({ passReqToCallback: true, realm: 'svc-auth' });
   }
 
-  async validate(req: Request): Promise<ConsoleClient | false> {
-    const credentials = parseBasicCredentials(req.headers.authorization);
-    if (!credentials) return false;
-    const client = await this.clients.find(credentials.clientId);
-    const usable =
-      client !== null &&
-      client.enabled &&
-      client.type === 'confidential' &&
-      client.tenantId === CONTROL_PLANE_TENANT_ID;
-    const matches = clientSecretMatches(
-      this.pseudonymizer,
-      credentials.clientId,
-      credentials.secret,
-      client?.secretDigest ?? '',
+  validate(req: Request): Promise<ConsoleClient | null> {
+    return this.verifier.verify(req.headers.authorization);
+  }
+
+  /** Passport runs a copy of the strategy that carries `success`, `fail` and `error` for this request. */
+  override authenticate(this: StrategyCreated<ConsoleClientBasicStrategy>, req: Request): void {
+    this.validate(req).then(
+      (client) => (client ? this.success(client) : this.fail('Basic realm="svc-auth"', 401)),
+      (err: unknown) => this.error(err instanceof Error ? err : new Error('basic authentication failed')),
     );
-    return usable && matches ? { clientId: credentials.clientId } : false;
   }
 }

@@ -5,6 +5,7 @@ import { KeyRing } from '../platform/keys/key-ring';
 import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
 import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { controlPlaneIssuer } from './management-tokens';
+import { MANAGEMENT_GRANT_TYPES } from './token.service';
 
 /** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
 @Controller()
@@ -24,7 +25,7 @@ export class DiscoveryController {
       revocation_endpoint: `${base}/management-auth/revoke`,
       jwks_uri: `${base}/t/control-plane/.well-known/jwks.json`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: [...MANAGEMENT_GRANT_TYPES],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic'],
       scopes_supported: [...MANAGEMENT_SCOPES],

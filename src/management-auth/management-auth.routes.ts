@@ -4,6 +4,7 @@ import { ASSET, ERRORS, error, html, ok, pick } from '../http/openapi/responses'
 import { int, obj, ref, str } from '../http/openapi/schema';
 import { TOKEN_RESPONSE } from '../http/openapi/token-sets';
 import type { RouteDeclaration } from '../http/route';
+import { MANAGEMENT_GRANT_TYPES } from './token.service';
 
 const tags = ['control-plane'];
 
@@ -130,7 +131,7 @@ export const MANAGEMENT_AUTH_ROUTES = {
       requestBody: body(
         obj(
           {
-            grant_type: str({ enum: ['authorization_code', 'refresh_token'] }),
+            grant_type: str({ enum: [...MANAGEMENT_GRANT_TYPES] }),
             code: str(),
             redirect_uri: str(),
             code_verifier: str(),
