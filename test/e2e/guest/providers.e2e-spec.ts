@@ -264,6 +264,42 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(await identityRows('unreachable', 'down-1')).toEqual([]);
     });
 
+    it('a provider proof signs in once under parallel requests', async () => {
+      const c = w.client();
+      await c.createGuest();
+      const idToken = await p.plain.sign({
+        iss: p.plain.issuer,
+        aud: 'web-client',
+        sub: 'once-1',
+        iat: now(),
+        exp: now() + 300,
+      });
+      const proof = await c.providerToken('google', idToken);
+      const cookie = `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          w.t
+            .auth()
+            .post('/t/acme/sign-in')
+            .set('Cookie', cookie)
+            .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof.proof_id }),
+        ),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+    });
+
+    it('refuses malformed bodies before checking anything: unknown fields, a token that is no JWT', async () => {
+      const send = (body: Record<string, unknown>) =>
+        w.t
+          .auth()
+          .post('/t/acme/providers/google/token')
+          .send({ client_id: 'cli_game', browser_flow_id: newFlowId(), ...body });
+      expect((await send({ id_token: 'a.b.c', extra: 1 })).body.error).toBe('invalid_request');
+      expect((await send({ id_token: 'not a jwt' })).body.error).toBe('invalid_request');
+      expect((await send({})).body.error).toBe('invalid_request');
+      expect((await w.t.auth().post('/t/acme/providers/Bad_Id/token').send({})).status).toBe(404);
+    });
+
     it('an unknown provider is 404', async () => {
       const res = await w.t
         .auth()
