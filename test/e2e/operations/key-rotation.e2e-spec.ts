@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ChatPlatformAppsRepository } from '../../../src/directory/chat-platform-apps.repository';
+import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { consoleSignIn } from '../../support/console-flow';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -25,6 +26,23 @@ describe('key rotation without a sign-out (contract 12)', () => {
     const console = await consoleSignIn(w.t, 'rotate@studio.example');
     const management = await signIn(w.t, 'rotate@studio.example');
     const guest = await w.client().createGuest();
+    // An OpenID Connect provider's secret, sealed like the chat secret (contract 14).
+    await w.t.app.get(IdentityProvidersRepository).add({
+      tenantId: 'acme',
+      id: 'google',
+      issuer: 'https://accounts.google.com',
+      clientId: 'web-client',
+      scopes: ['openid', 'email'],
+      nativeClientIds: [],
+      endpoints: {
+        authorization_endpoint: 'https://accounts.google.com/o/oauth2/v2/auth',
+        token_endpoint: 'https://oauth2.googleapis.com/token',
+        jwks_uri: 'https://www.googleapis.com/oauth2/v3/certs',
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'RS256',
+      },
+      credential: { kind: 'client_secret', secret: 'provider-secret-1' },
+    });
     const privacy = `${key()},${old.PRIVACY_KEY}`;
     const secret = randomBytes(32).toString('base64url');
     rotated = await startTestApp(
@@ -79,6 +97,19 @@ describe('key rotation without a sign-out (contract 12)', () => {
       'reseal',
     );
     expect(newOnly.out).toEqual({ resealed: 0, current: 1, unreadable: [] });
+
+    // So does a provider's secret, with `provider reseal`.
+    const providerSecret = async () => {
+      const found = await r.app.get(IdentityProvidersRepository).find('acme', 'google');
+      return found?.credential.kind === 'client_secret' ? found.credential.secret : null;
+    };
+    expect(await providerSecret()).toBe('provider-secret-1');
+    const env = { DATABASE_URL: old.DATABASE_URL!, PRIVACY_KEY: privacy };
+    expect((await admin(env, 'provider', 'reseal')).out).toEqual({ resealed: 1, current: 0, unreadable: [] });
+    expect((await admin(env, 'provider', 'reseal')).out).toEqual({ resealed: 0, current: 1, unreadable: [] });
+    const onlyNew = { DATABASE_URL: old.DATABASE_URL!, PRIVACY_KEY: privacy.split(',')[0]! };
+    expect((await admin(onlyNew, 'provider', 'reseal')).out).toEqual({ resealed: 0, current: 1, unreadable: [] });
+    expect(await providerSecret()).toBe('provider-secret-1');
   });
 
   it('a key list with a bad member is refused at start-up, naming the key', async () => {
