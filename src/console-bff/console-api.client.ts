@@ -36,6 +36,9 @@ export type GrantOutcome =
   | { readonly kind: 'rejected'; readonly reason: string }
   | { readonly kind: 'unavailable'; readonly reason: string };
 
+/** The methods of the management API's routes (contracts 5 and 15). */
+export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -114,18 +117,23 @@ export class ConsoleApiClient {
    * Throws DependencyUnavailableError on transport failure (timeout, refused, reset).
    */
   async request(
-    method: 'GET' | 'POST',
+    method: ApiMethod,
     path: string,
     accessToken: string,
     requestId: string | undefined,
+    body?: unknown,
   ): Promise<UpstreamResponse> {
     const client = await this.discovered();
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (requestId) headers['X-Request-Id'] = requestId;
+    // A JSON body the BFF has parsed and re-serialises: the API sees only what the browser sent.
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    if (json !== undefined) headers['Content-Type'] = 'application/json';
     try {
       const res = await client.requestResource(`${this.config.authInternalUrl}${path}`, accessToken, {
         method,
         headers,
+        ...(json === undefined ? {} : { body: json }),
       });
       return {
         status: res.statusCode ?? 502,

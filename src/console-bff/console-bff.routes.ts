@@ -1,6 +1,5 @@
-import { CLIENT_LIST, TENANT, TENANT_LIST } from '../http/openapi/management-schemas';
 import { param } from '../http/openapi/requests';
-import { ASSET, ERRORS, error, html, ok, pick } from '../http/openapi/responses';
+import { ASSET, ERRORS, html, ok, pick } from '../http/openapi/responses';
 import { obj, str } from '../http/openapi/schema';
 import type { RouteDeclaration } from '../http/route';
 
@@ -90,45 +89,6 @@ export const CONSOLE_ROUTES = {
       tags,
       summary: 'Sign out (exact console Origin)',
       responses: { 204: { description: 'signed out; cookie expired' }, ...pick(401, 403, 503) },
-    },
-  },
-  proxyTenants: {
-    method: 'GET',
-    path: '/api/management/tenants',
-    policy: 'console-session',
-    operation: {
-      operationId: 'proxyListTenants',
-      tags,
-      summary: 'Proxy of GET /management/tenants',
-      responses: { 200: ok('as upstream', TENANT_LIST), ...pick(401, 503) },
-    },
-  },
-  proxyTenant: {
-    method: 'GET',
-    path: '/api/management/tenants/:id',
-    policy: 'console-session',
-    operation: {
-      operationId: 'proxyGetTenant',
-      tags,
-      summary: 'Proxy of GET /management/tenants/{id}',
-      parameters: [param('id', 'path')],
-      responses: {
-        200: ok('as upstream', TENANT),
-        ...pick(401, 403, 503),
-        404: error('not_found: an id that names no route under /api/management/ (contract 4)'),
-      },
-    },
-  },
-  proxyClients: {
-    method: 'GET',
-    path: '/api/management/tenants/:id/clients',
-    policy: 'console-session',
-    operation: {
-      operationId: 'proxyListTenantClients',
-      tags,
-      summary: 'Proxy of GET /management/tenants/{id}/clients',
-      parameters: [param('id', 'path')],
-      responses: { 200: ok('as upstream', CLIENT_LIST), ...pick(401, 403, 404, 503) },
     },
   },
 } as const satisfies Record<string, RouteDeclaration>;

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { PrincipalOf } from '../http/principal';
 import { newSecret } from '../platform/crypto/ids';
-import { ConsoleApiClient, type TokenGrant, type UpstreamResponse } from './console-api.client';
+import { ConsoleApiClient, type ApiMethod, type TokenGrant, type UpstreamResponse } from './console-api.client';
 import { ConsoleSessionEndedError } from './console-session-ended';
 import { ConsoleSessionsStore, type ConsoleSessionState, type StoredConsoleSession } from './console-sessions.store';
 
@@ -81,15 +81,16 @@ export class ConsoleSessionService {
    */
   async callApi(
     session: ConsoleSession,
-    method: 'GET' | 'POST',
+    method: ApiMethod,
     path: string,
     requestId: string | undefined,
+    body?: unknown,
   ): Promise<UpstreamResponse> {
     // Use extends the idle lifetime (spec 2.2: idle 8 h); a record gone meanwhile ends the session.
     if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session))))
       throw new ConsoleSessionEndedError();
     const accessToken = await this.accessToken(session);
-    const res = await this.api.request(method, path, accessToken, requestId);
+    const res = await this.api.request(method, path, accessToken, requestId, body);
     if (res.status === 401) {
       await this.store.destroy(session.sessionHandle);
       this.logger.warn({ path }, 'API refused the console bearer; console session dropped');

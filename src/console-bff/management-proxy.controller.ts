@@ -1,58 +1,155 @@
-import { Controller, UseFilters, Param, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Req, Res, UseFilters } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { AppError } from '../errors/app-error';
-import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { Route } from '../http/route';
+import { Route, type RouteDeclaration } from '../http/route';
+import { CLIENT_ID_PATTERN, ID_PATTERN, TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import { requestIdOf } from './console-auth.controller';
-import { CONSOLE_ROUTES } from './console-bff.routes';
 import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService } from './console-session.service';
+import { PROXY_ROUTES } from './management-proxy.routes';
 
 /** Contract section 4: the only upstream headers a browser sees. Never Set-Cookie. */
 const FORWARDED_HEADERS = ['content-type', 'www-authenticate', 'x-request-id'] as const;
 
 /**
- * The fixed proxy of contract section 4: three GET routes mapped one to one onto the management
- * API, each with the server's bearer. Any other path under /api/management/ has no route, so
- * the router answers 404 `not_found`. There are no state-changing management operations to
- * proxy; non-GET methods are 404 too (a future one would also need the exact Origin, which the
- * `console-session` policy already requires of non-GET methods).
+ * What each path parameter may be. A value that fails gets 404 here and is never sent on, so a
+ * proxied path can only ever name the route it was declared for (no `..`, `/` or `%2F` in it).
+ */
+const PATH_PARAMETERS: Readonly<Record<string, RegExp>> = {
+  id: TENANT_ID_PATTERN,
+  clientId: CLIENT_ID_PATTERN,
+  userId: ID_PATTERN('usr'),
+  sessionId: ID_PATTERN('ses'),
+};
+
+/** The query parameters each proxied read passes on (contract 15); any other is dropped. */
+const QUERY_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
+  [PROXY_ROUTES.findPlayer.path]: ['q'],
+  [PROXY_ROUTES.audit.path]: ['type', 'before'],
+  [PROXY_ROUTES.stats.path]: ['days'],
+};
+
+/**
+ * The fixed proxy of contracts 4 and 15: each route of PROXY_ROUTES maps one to one onto the same
+ * management path on the API, with the session's bearer. Any other path or method under
+ * /api/management/ has no route, so the router answers 404 `not_found`. State-changing calls
+ * need the exact console Origin: the `console-session` policy refuses them without it (403)
+ * before anything is sent.
  */
 @UseFilters(ConsoleSessionEndedFilter)
 @Controller()
 export class ManagementProxyController {
   constructor(private readonly sessions: ConsoleSessionService) {}
 
-  @Route(CONSOLE_ROUTES.proxyTenants)
-  tenants(
-    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(session, '/management/tenants', res);
+  @Route(PROXY_ROUTES.tenants)
+  tenants(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.tenants, s, req, res);
   }
 
-  @Route(CONSOLE_ROUTES.proxyTenant)
-  tenant(
-    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
-    @Param('id') id: string,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(session, `/management/tenants/${tenantId(id)}`, res);
+  @Route(PROXY_ROUTES.tenant)
+  tenant(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.tenant, s, req, res);
   }
 
-  @Route(CONSOLE_ROUTES.proxyClients)
-  clients(
-    @CurrentPrincipal('console-session') session: PrincipalOf<'console-session'>,
-    @Param('id') id: string,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(session, `/management/tenants/${tenantId(id)}/clients`, res);
+  @Route(PROXY_ROUTES.clients)
+  clients(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.clients, s, req, res);
   }
 
-  /** Management API bodies carry no tokens or credentials (contract 5), so they pass as they are. */
-  private async forward(session: PrincipalOf<'console-session'>, path: string, res: Response): Promise<void> {
-    const upstream = await this.sessions.callApi(session, 'GET', path, requestIdOf(res));
+  @Route(PROXY_ROUTES.createClient)
+  createClient(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.createClient, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.updateClient)
+  updateClient(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.updateClient, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.findPlayer)
+  findPlayer(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.findPlayer, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.player)
+  player(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.player, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.deactivatePlayer)
+  deactivatePlayer(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.deactivatePlayer, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.erasePlayer)
+  erasePlayer(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.erasePlayer, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.revokeSession)
+  revokeSession(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.revokeSession, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.audit)
+  audit(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.audit, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.stats)
+  stats(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.stats, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.members)
+  members(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.members, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.addMember)
+  addMember(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.forward(PROXY_ROUTES.addMember, s, req, res);
+  }
+
+  @Route(PROXY_ROUTES.removeMember)
+  removeMember(
+    @CurrentPrincipal('console-session') s: Session,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.forward(PROXY_ROUTES.removeMember, s, req, res);
+  }
+
+  /** Management API bodies carry no tokens or credentials (contracts 5, 15), so they pass as they are. */
+  private async forward(route: RouteDeclaration, session: Session, req: Request, res: Response): Promise<void> {
+    const path = upstreamPath(route.path, req);
+    const body: unknown = route.method === 'GET' ? undefined : req.body;
+    const upstream = await this.sessions.callApi(session, route.method, path, requestIdOf(res), body);
     for (const name of FORWARDED_HEADERS) {
       const value = upstream.headers[name];
       if (typeof value === 'string') res.setHeader(name, value);
@@ -61,7 +158,23 @@ export class ManagementProxyController {
   }
 }
 
-function tenantId(id: string): string {
-  if (!TENANT_ID_PATTERN.test(id)) throw new AppError('not_found');
-  return id;
+type Session = PrincipalOf<'console-session'>;
+
+/** The management path of a proxied request: `/api` dropped, parameters checked, known query kept. */
+function upstreamPath(bffPath: string, req: Request): string {
+  const path = bffPath.replace(/^\/api/, '').replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = req.params[name];
+    const pattern = PATH_PARAMETERS[name];
+    if (typeof value !== 'string' || !pattern?.test(value)) throw new AppError('not_found');
+    return value;
+  });
+  const query = new URLSearchParams();
+  for (const name of QUERY_PARAMETERS[bffPath] ?? []) {
+    const value = req.query[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once.`);
+    query.set(name, value);
+  }
+  const search = query.toString();
+  return search === '' ? path : `${path}?${search}`;
 }
