@@ -95,7 +95,9 @@ describe('unknown tenants read nothing per request', () => {
     // plus one started before the first and one after the last of these intervals.
     const reloads = Math.floor(elapsed / RELOAD_ON_MISS_MIN_MS) + 2;
     expect(perTenantReads.mock.calls.length).toBeLessThanOrEqual(2 * reloads);
-    expect(perTenantReads.mock.calls.length).toBeLessThan(clientIds.length / 10);
+    // However slow the machine (each reload interval allows two reads), far fewer reads than
+    // requests: a read per unknown client id would be 160.
+    expect(perTenantReads.mock.calls.length).toBeLessThan(clientIds.length / 4);
   });
 
   it('still serves a client created a moment ago, right after a miss', async () => {
