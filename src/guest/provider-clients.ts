@@ -69,10 +69,9 @@ export class ProviderClients {
       return provenClaims(tokens.claims());
     } catch (err) {
       if (err instanceof AppError) throw err;
+      if (providerUnavailable(err)) throw new DependencyUnavailableError('identity_provider', err);
       // The provider refused the code, or its ID token failed a check.
-      if (err instanceof errors.OPError || err instanceof errors.RPError)
-        throw new AppError('invalid_grant', 'The provider’s answer did not pass its checks.');
-      throw new DependencyUnavailableError('identity_provider', err);
+      throw new AppError('invalid_grant', 'The provider’s answer did not pass its checks.');
     }
   }
 
@@ -112,6 +111,17 @@ export class ProviderClients {
     }
     return issuer;
   }
+}
+
+/**
+ * The provider could not answer (unreachable, too slow, failing with 5xx): the game may offer a
+ * retry (`temporarily_unavailable`). A refusal (4xx) or a failed check of its answer is not that.
+ */
+function providerUnavailable(err: unknown): boolean {
+  if (err instanceof errors.OPError) return (err.response?.statusCode ?? 500) >= 500;
+  // openid-client reports its own timeout as an RPError.
+  if (err instanceof errors.RPError) return /timed out/.test(err.message);
+  return true;
 }
 
 /**

@@ -34,7 +34,7 @@ export class ProviderIdTokens {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, this.keySet(provider.endpoints.jwks_uri), {
-        issuer: provider.issuer,
+        issuer: acceptedIssuers(provider.issuer),
         audience: [provider.clientId, ...provider.nativeClientIds],
         algorithms: [provider.endpoints.id_token_signed_response_alg],
         requiredClaims: ['sub', 'exp', 'iat'],
@@ -64,6 +64,15 @@ export class ProviderIdTokens {
     }
     return set;
   }
+}
+
+/**
+ * The `iss` values an ID token of this issuer may carry. Google's tokens name it either with or
+ * without the scheme (Google's "Authenticate with a backend server": `accounts.google.com` or
+ * `https://accounts.google.com`); every other issuer exactly as discovered.
+ */
+export function acceptedIssuers(issuer: string): string[] {
+  return issuer === 'https://accounts.google.com' ? [issuer, 'accounts.google.com'] : [issuer];
 }
 
 /** `sub`, and the email when verified, from checked claims (ID tokens of either flow). */

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AdminInputError } from '../../src/cli/admin-command';
 import { readDiscovery } from '../../src/cli/commands/provider-discovery';
-import { provenClaims } from '../../src/guest/provider-id-tokens';
+import { acceptedIssuers, provenClaims } from '../../src/guest/provider-id-tokens';
 
 /** Contract 14: what `provider add` accepts from an issuer's discovery document, and how it authenticates. */
 describe('provider discovery', () => {
@@ -108,5 +108,15 @@ describe('claims a checked ID token proves', () => {
     expect(provenClaims({ sub: 's', exp, email: 'a@x.example', email_verified: 'false' }).verifiedEmail).toBeNull();
     expect(provenClaims({ sub: 's', exp, email: 'a@x.example' }).verifiedEmail).toBeNull();
     expect(() => provenClaims({ sub: '', exp })).toThrow();
+  });
+});
+
+describe('issuers an ID token may name', () => {
+  it('accepts Google’s schemeless issuer beside its URL, and every other issuer exactly', () => {
+    expect(acceptedIssuers('https://accounts.google.com')).toEqual([
+      'https://accounts.google.com',
+      'accounts.google.com',
+    ]);
+    expect(acceptedIssuers('https://appleid.apple.com')).toEqual(['https://appleid.apple.com']);
   });
 });

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
@@ -484,6 +486,52 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(res.headers.location).toBe('https://play.acme.example/auth?error=server_error');
       expect(await proofKeys()).toEqual(before);
       expect(await identityRows('doomed', 'doomed-1')).toEqual([]);
+    });
+
+    it('a token endpoint that hangs or fails sends the player back with error=temporarily_unavailable, no proof', async () => {
+      // Answers 500 on /broken, and never answers on /hang.
+      const sockets = new Set<Socket>();
+      const server = createServer((req, res) => {
+        if (req.url?.startsWith('/broken')) res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+      });
+      server.on('connection', (socket: Socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const faulty = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        for (const [id, path] of [
+          ['hanging', '/hang'],
+          ['failing', '/broken'],
+        ] as const) {
+          await w.t.app.get(IdentityProvidersRepository).add({
+            tenantId: 'acme',
+            id,
+            issuer: p.plain.issuer,
+            clientId: 'web-client',
+            scopes: ['openid'],
+            nativeClientIds: [],
+            endpoints: {
+              authorization_endpoint: `${p.plain.issuer}/auth`,
+              token_endpoint: `${faulty}${path}`,
+              jwks_uri: `${p.plain.issuer}/jwks`,
+              token_endpoint_auth_method: 'client_secret_basic',
+              id_token_signed_response_alg: 'RS256',
+            },
+            credential: { kind: 'client_secret', secret: 'web-secret' },
+          });
+          await p.plain.setAccount({ sub: `${id}-1` });
+          const c = w.client();
+          await c.createGuest();
+          const before = await proofKeys();
+          expect([id, (await browserRound(c, id)).toString()]).toEqual([
+            id,
+            'https://play.acme.example/auth?error=temporarily_unavailable',
+          ]);
+          expect(await proofKeys()).toEqual(before);
+        }
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
 
     it('a credential another account owns: 409 identity_in_use at upgrade, then sign-in with the same proof', async () => {
