@@ -15,6 +15,11 @@ export interface GameWorld {
   readonly w: GuestWorld;
   readonly game: { readonly origin: string };
   readonly browser: Browser;
+  /**
+   * Another copy of the demo game on a site of its own. Its config is read at each page load, so a
+   * test may set `clientId` once it knows it (a client created during the test).
+   */
+  serveGame(config: { tenantId: string; clientId: string }): Promise<{ readonly origin: string }>;
   close(): Promise<void>;
 }
 
@@ -48,12 +53,20 @@ export async function startGameWorld(overrides: Record<string, string> = {}): Pr
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+  const moreGames: Array<{ close(): Promise<void> }> = [];
   return {
     w,
     game,
     browser,
+    async serveGame(config) {
+      // The same object, not a copy: the server serialises it on each /config.json request.
+      const more = await startGameServer({ sdkDir, config: Object.assign(config, { baseUrl: w.t.authOrigin }) });
+      moreGames.push(more);
+      return more;
+    },
     async close() {
       await browser.close();
+      await Promise.all(moreGames.map((g) => g.close()));
       await game.close();
       await w.close();
       rmSync(sdkDir, { recursive: true, force: true });

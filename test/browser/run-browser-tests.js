@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The browser tests on their own (the console page; the demo game on another site, one tab and two): Debian's Chromium (installed with apt when missing, never a
+// The browser tests on their own (the console page, signing in and managing a tenant; the demo game on another site, one tab and two): Debian's Chromium (installed with apt when missing, never a
 // downloaded browser) driven by playwright-core against the real service, as a Jest e2e suite.
 // `npm test` runs the same suite with the other e2e tests.
 'use strict';
@@ -14,7 +14,12 @@ if (!existsSync('/usr/bin/chromium')) {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
 }
-const suites = ['test/e2e/console-bff/browser', 'test/e2e/guest/browser', 'test/e2e/guest/two-tabs'];
+const suites = [
+  'test/e2e/console-bff/browser',
+  'test/e2e/console-bff/manage-browser',
+  'test/e2e/guest/browser',
+  'test/e2e/guest/two-tabs',
+];
 execFileSync('npx', ['jest', '--config', 'test/jest.e2e.config.js', ...suites], {
   stdio: 'inherit',
   cwd: `${__dirname}/../..`,
