@@ -15,14 +15,16 @@ export interface DayStats {
 }
 
 /**
- * Adds one to a counter of the tenant's current UTC day. The guest creation statement counts its
- * guest in the same statement (GuestAccountsRepository); upgrades and sign-ins call `count` inside
- * their own transaction, as its last statement, so the day's row is locked only until the commit.
+ * Adds one to a counter of the tenant's current UTC day, on one of the day's 16 rows drawn at
+ * random (migration 1764000019000): concurrent increments rarely wait for each other's commit.
+ * The guest creation statement counts its guest in the same statement (GuestAccountsRepository,
+ * with this SQL's shape); upgrades and sign-ins call `count` inside their own transaction, as its
+ * last statement, so a row is locked only until the commit.
  */
 const COUNT_TODAY_SQL = (counter: DailyCounter): string =>
-  `INSERT INTO tenant_daily_stats (tenant_id, day, ${counter})
-   VALUES ($1, (clock_timestamp() AT TIME ZONE 'UTC')::date, 1)
-   ON CONFLICT (tenant_id, day) DO UPDATE SET ${counter} = tenant_daily_stats.${counter} + 1`;
+  `INSERT INTO tenant_daily_stats (tenant_id, day, shard, ${counter})
+   VALUES ($1, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1)
+   ON CONFLICT (tenant_id, day, shard) DO UPDATE SET ${counter} = tenant_daily_stats.${counter} + 1`;
 
 /** A tenant's daily counts (table `tenant_daily_stats`, contract 15). */
 @Injectable()
@@ -33,17 +35,17 @@ export class DailyStatsRepository {
     await m.query(COUNT_TODAY_SQL(counter), [tenantId]);
   }
 
-  /** The last `days` UTC days up to today, oldest first, days without activity as zeros. */
+  /** The last `days` UTC days up to today, oldest first, days without activity as zeros; shards added up. */
   async lastDays(tenantId: string, days: number): Promise<DayStats[]> {
     const rows = await this.db.query<Row[]>(
       `WITH today AS (SELECT (clock_timestamp() AT TIME ZONE 'UTC')::date AS d)
        SELECT to_char(g.day, 'YYYY-MM-DD') AS date,
-              coalesce(s.guests_created, 0) AS guests_created,
-              coalesce(s.upgrades, 0) AS upgrades,
-              coalesce(s.sign_ins, 0) AS sign_ins
+              coalesce(sum(s.guests_created), 0) AS guests_created,
+              coalesce(sum(s.upgrades), 0) AS upgrades,
+              coalesce(sum(s.sign_ins), 0) AS sign_ins
          FROM today, generate_series(today.d - ($2::int - 1), today.d, interval '1 day') AS g(day)
          LEFT JOIN tenant_daily_stats s ON s.tenant_id = $1 AND s.day = g.day::date
-        ORDER BY g.day`,
+        GROUP BY g.day ORDER BY g.day`,
       [tenantId, days],
     );
     return rows.map((r) => ({

@@ -10,6 +10,7 @@ import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
+import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
 import type { DatabaseSettings } from '../../config/config';
 import { AuditEventEntity } from './entities/audit-event.entity';
 import { ChatPlatformAppEntity } from './entities/chat-platform-app.entity';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   ConsoleWriteScope1764000016000,
   IdentityProviders1764000017000,
   ConsoleStatsAndAuditPaging1764000018000,
+  DailyStatsShards1764000019000,
 ];
 
 /**

@@ -163,6 +163,19 @@ describe('management API: clients (contract 15)', () => {
       await w.t.auth().post('/t/acme/guest').send({ client_id: id, browser_flow_id: flowId() }).expect(201);
     });
 
+    it('concurrent changes of different fields all land: the row is changed under a lock, never overwritten', async () => {
+      for (let round = 0; round < 5; round++) {
+        const origin = `https://round${round}.acme.example`;
+        const [a, b] = await Promise.all([
+          w.as('admin').patch(`${BASE}/${id}`, { name: `Round ${round}` }),
+          w.as('owner').patch(`${BASE}/${id}`, { web_origins: [origin] }),
+        ]);
+        expect([a.status, b.status]).toEqual([200, 200]);
+        const { rows } = await w.t.pg.query('SELECT name, web_origins FROM clients WHERE id = $1', [id]);
+        expect(rows).toEqual([{ name: `Round ${round}`, web_origins: [origin] }]);
+      }
+    });
+
     it('answers 404 for a client of another tenant or none, and changes nothing', async () => {
       for (const other of ['cli_other', 'cli_nope', 'not-a-client-id']) {
         const res = await w.as('admin').patch(`${BASE}/${other}`, { name: 'Mine now' }).expect(404);

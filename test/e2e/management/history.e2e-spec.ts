@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { MemoryCookieJar } from '../../../sdk/src/cookie-jar';
 import { MemorySecureStorage } from '../../../sdk/src/secure-storage';
@@ -167,6 +169,33 @@ describe('management API: audit trail and daily stats (contract 15)', () => {
         sign_ins: 6,
       });
       expect(ninety.some((d: { date: string }) => d.date === utcDay(95))).toBe(false);
+    });
+
+    it('adds up the day’s shards, and the shard migration keeps every count both ways', async () => {
+      await w.t.pg.query(
+        `INSERT INTO tenant_daily_stats (tenant_id, day, shard, guests_created, upgrades, sign_ins)
+         VALUES ('acme', (clock_timestamp() AT TIME ZONE 'UTC')::date - 3, 4, 2, 1, 0),
+                ('acme', (clock_timestamp() AT TIME ZONE 'UTC')::date - 3, 9, 5, 0, 1)`,
+      );
+      const day3 = async (): Promise<unknown> =>
+        (await w.as('viewer').get(`${T}/stats`).query({ days: '7' }).expect(200)).body.days[3];
+      const expected = { date: utcDay(3), guests_created: 7, upgrades: 1, sign_ins: 1 };
+      expect(await day3()).toEqual(expected);
+      const runner = w.t.app.get(DataSource).createQueryRunner();
+      try {
+        await new DailyStatsShards1764000019000().down(runner);
+        // Down: one row per day, the shards added up.
+        expect(
+          await runner.query(
+            `SELECT guests_created, upgrades, sign_ins FROM tenant_daily_stats
+              WHERE tenant_id = 'acme' AND day = (clock_timestamp() AT TIME ZONE 'UTC')::date - 3`,
+          ),
+        ).toEqual([{ guests_created: 7, upgrades: 1, sign_ins: 1 }]);
+        await new DailyStatsShards1764000019000().up(runner);
+      } finally {
+        await runner.release();
+      }
+      expect(await day3()).toEqual(expected);
     });
 
     it.each(['0', '91', 'x', '-1', '1.5'])('refuses days=%s with 400', async (days) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { createClient, emailUserId } from '../../support/console-fixtures';
 import { auditRows, startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
 
@@ -75,6 +76,32 @@ describe('management API: players and their sessions (contract 15)', () => {
     ])('finds nobody for %s', async (_label, q) => {
       const res = await w.as('developer').get(`${T}/users`).query({ q }).expect(200);
       expect(res.body).toEqual({ users: [] });
+    });
+
+    it('looks an address up with one exact match on the unique identity index: no pattern, no scan of addresses', async () => {
+      const db = w.t.app.get(DataSource);
+      const spy = jest.spyOn(db, 'query');
+      try {
+        await w.as('developer').get(`${T}/users`).query({ q: ' Player@Example.COM ' }).expect(200);
+        const issued = spy.mock.calls.map(([sql, params]) => [String(sql).replace(/\s+/g, ' ').trim(), params]);
+        // The one statement that is given the address: an exact match on the indexed subject.
+        expect(issued.filter(([, params]) => JSON.stringify(params).includes('player@example.com'))).toEqual([
+          [
+            "SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = 'email' AND provider_subject = $2",
+            ['acme', 'player@example.com'],
+          ],
+        ]);
+        // No statement compares an address column with anything but that exact value.
+        for (const [sql] of issued) expect(sql).not.toMatch(/\b(I?LIKE|SIMILAR TO|~|lower\(|email\s*=)/i);
+        const plan = await w.t.pg.query(
+          `SET enable_seqscan = off; EXPLAIN SELECT user_id FROM identities WHERE tenant_id = 'acme' AND provider = 'email' AND provider_subject = 'player@example.com'`,
+        );
+        const rows = (Array.isArray(plan) ? plan.at(-1) : plan) as { rows: Array<{ 'QUERY PLAN': string }> };
+        expect(rows.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/identities_subject_unique/);
+      } finally {
+        spy.mockRestore();
+        await w.t.pg.query('RESET enable_seqscan');
+      }
     });
 
     it('finds nobody for a player id of another tenant', async () => {
