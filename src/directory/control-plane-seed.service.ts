@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, type ConsoleClientSettings } from '../config/config';
+import { APP_CONFIG, type ConsoleClientSettings } from '../config/config';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { ClientsRepository } from './clients.repository';
 import { clientSecretDigest, clientSecretMatches } from './client-secret';
-import { CONTROL_PLANE_TENANT_ID, TenantsRepository } from './tenants.repository';
-
-/** Management scopes (contract 15): reads, and the console's changes of a tenant. */
-export const MANAGEMENT_SCOPES = ['tenant:read', 'tenant:write'] as const;
-
-/** The console's exact callback URI, the only redirect URI of the console client. */
-export function consoleCallbackUri(config: Pick<AppConfig, 'consoleOrigin'>): string {
-  return `${config.consoleOrigin}/api/auth/callback`;
-}
+import { TenantsRepository } from './tenants.repository';
+import {
+  CONSOLE_CLIENT_NAME,
+  consoleCallbackUri,
+  CONTROL_PLANE_KIND,
+  CONTROL_PLANE_TENANT_ID,
+  CONTROL_PLANE_TENANT_NAME,
+  MANAGEMENT_SCOPES,
+} from './control-plane';
 
 /**
  * The control-plane seed (spec 1.6): the realm and the console client row with a hashed secret
@@ -29,7 +29,7 @@ export class ControlPlaneSeedService {
 
   async seed(): Promise<{ realm: string; client_id: string; redirect_uri: string }> {
     if (!(await this.tenants.find(CONTROL_PLANE_TENANT_ID))) {
-      await this.tenants.create(CONTROL_PLANE_TENANT_ID, 'Control plane', 'control_plane');
+      await this.tenants.create(CONTROL_PLANE_TENANT_ID, CONTROL_PLANE_TENANT_NAME, CONTROL_PLANE_KIND);
     }
     const existing = await this.clients.find(this.config.consoleClientId);
     if (existing && existing.tenantId !== CONTROL_PLANE_TENANT_ID) {
@@ -38,7 +38,7 @@ export class ControlPlaneSeedService {
     await this.clients.upsert({
       id: this.config.consoleClientId,
       tenantId: CONTROL_PLANE_TENANT_ID,
-      name: 'Management console',
+      name: CONSOLE_CLIENT_NAME,
       type: 'confidential',
       enabled: true,
       scopes: [...MANAGEMENT_SCOPES],
@@ -59,7 +59,7 @@ export class ControlPlaneSeedService {
   async verify(): Promise<string[]> {
     const problems: string[] = [];
     const realm = await this.tenants.find(CONTROL_PLANE_TENANT_ID);
-    if (!realm || realm.kind !== 'control_plane' || realm.status !== 'active')
+    if (!realm || realm.kind !== CONTROL_PLANE_KIND || realm.status !== 'active')
       problems.push('control-plane realm is missing or inactive');
     const client = await this.clients.find(this.config.consoleClientId);
     if (!client) {

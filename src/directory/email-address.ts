@@ -1,5 +1,5 @@
 import type { IdentityClaim } from './identities.repository';
-import { CONTROL_PLANE_TENANT_ID } from './tenants.repository';
+import { CONTROL_PLANE_TENANT_ID } from './control-plane';
 
 /**
  * Canonical form of an email address used as an identity subject: trimmed and lower-cased, so

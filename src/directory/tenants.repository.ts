@@ -3,8 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { TenantEntity, type TenantKind } from '../platform/database/entities/tenant.entity';
 
-export const CONTROL_PLANE_TENANT_ID = 'control-plane';
-
 @Injectable()
 export class TenantsRepository {
   constructor(@InjectRepository(TenantEntity) private readonly tenants: Repository<TenantEntity>) {}

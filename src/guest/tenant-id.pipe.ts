@@ -1,4 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 import { AppError } from '../errors/app-error';
 import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 
@@ -6,7 +7,7 @@ import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 @Injectable()
 export class TenantIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!TENANT_ID_PATTERN.test(value) || value === 'control-plane') throw new AppError('tenant_not_found');
+    if (!TENANT_ID_PATTERN.test(value) || value === CONTROL_PLANE_TENANT_ID) throw new AppError('tenant_not_found');
     return value;
   }
 }

@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { consoleCallbackUri } from '../directory/control-plane-seed.service';
 import { IdentitiesRepository } from '../directory/identities.repository';
 import { ReplayAlarm } from '../directory/replay-alarm';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { Grant } from '../http/grant-table';
 import { MetricsService } from '../platform/metrics/metrics.service';
@@ -15,6 +13,7 @@ import type { ClientTokenRequest } from './client-token-request';
 import { ManagementTokens } from './management-tokens';
 import { pkceMatches } from './pkce';
 import { tokenResponse, type TokenResponse } from './token-response';
+import { consoleCallbackUri, CONTROL_PLANE_KIND, CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
 export interface AuthorizationCodeInput {
   readonly clientId: string;
@@ -53,7 +52,7 @@ export class AuthorizationCodeGrant implements Grant<ClientTokenRequest, Authori
       await this.sessions.revoke(consumed.sessionId, { tombstone: true });
       // The code's session may never have been created: the session itself is the subject.
       await this.replays.raise({
-        realm: 'control_plane',
+        realm: CONTROL_PLANE_KIND,
         kind: 'authorization_code',
         tenantId: CONTROL_PLANE_TENANT_ID,
         sessionId: consumed.sessionId,
@@ -78,7 +77,7 @@ export class AuthorizationCodeGrant implements Grant<ClientTokenRequest, Authori
       this.tokens.issue({ userId: user.id, sessionId: grant.sessionId, scope: grant.scope }),
       this.startSession(clientId, user.id, grant),
     ]);
-    this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'authorization_code' });
+    this.metrics.tokensIssued.inc({ realm: CONTROL_PLANE_KIND, grant: 'authorization_code' });
     return tokenResponse(issued, grant.sessionId, grant.scope, refreshToken);
   }
 

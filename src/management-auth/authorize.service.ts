@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { ControlFlowsStore } from './control-flows.store';
 import { controlPlaneIssuer } from './management-tokens';
 import { ConsoleClientRows } from './console-client-rows';
+import { CONTROL_PLANE_TENANT_ID, MANAGEMENT_SCOPES } from '../directory/control-plane';
 
 export type AuthorizeQuery = Readonly<Record<string, unknown>>;
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { clientSecretMatches } from '../directory/client-secret';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { parseBasicCredentials } from './basic-credentials';
 import { ConsoleClientRows } from './console-client-rows';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
 export interface ConsoleClient {
   readonly clientId: string;

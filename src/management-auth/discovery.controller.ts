@@ -2,10 +2,10 @@ import { Controller, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { Route } from '../http/route';
 import { KeyRing } from '../platform/keys/key-ring';
-import { MANAGEMENT_SCOPES } from '../directory/control-plane-seed.service';
 import { MANAGEMENT_AUTH_ROUTES } from './management-auth.routes';
 import { controlPlaneIssuer } from './management-tokens';
 import { MANAGEMENT_GRANT_TYPES } from './token.service';
+import { MANAGEMENT_SCOPES } from '../directory/control-plane';
 
 /** Control-plane discovery and JWKS (contract section 3). The JWKS holds public RS256 keys only. */
 @Controller()

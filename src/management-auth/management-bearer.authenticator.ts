@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { AuthenticatorFor, type Authenticator } from '../http/authenticator-registry';
 import type { Principal } from '../http/principal';
 import { SessionStore } from '../platform/session-store/session-store';
 import { invalidToken, parseBearer } from '../http/bearer-token';
 import { ManagementTokens } from './management-tokens';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
 declare module '../http/principal' {
   interface Principals {

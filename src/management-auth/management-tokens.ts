@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { newId } from '../platform/crypto/ids';
 import { AccessTokenVerifier, type AccessTokenRules } from '../platform/keys/access-token-verifier';
 import { KeyRing } from '../platform/keys/key-ring';
-
-export const MANAGEMENT_AUDIENCE = 'urn:svc:management';
+import { CONTROL_PLANE_TENANT_ID, MANAGEMENT_AUDIENCE } from '../directory/control-plane';
 
 export interface ManagementClaims {
   readonly sub: string;

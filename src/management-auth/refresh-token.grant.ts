@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ReplayAlarm } from '../directory/replay-alarm';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { Grant } from '../http/grant-table';
 import { MetricsService } from '../platform/metrics/metrics.service';
@@ -8,6 +7,7 @@ import { SessionStore } from '../platform/session-store/session-store';
 import type { ClientTokenRequest } from './client-token-request';
 import { ManagementTokens } from './management-tokens';
 import { tokenResponse, type TokenResponse } from './token-response';
+import { CONTROL_PLANE_KIND, CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
 export interface RefreshTokenInput {
   readonly clientId: string;
@@ -33,7 +33,7 @@ export class RefreshTokenGrant implements Grant<ClientTokenRequest, RefreshToken
     const rotated = await this.sessions.rotate(refreshToken, { tenantId: CONTROL_PLANE_TENANT_ID, clientId });
     if (rotated.outcome === 'replayed') {
       await this.replays.raise({
-        realm: 'control_plane',
+        realm: CONTROL_PLANE_KIND,
         kind: 'refresh_token',
         tenantId: CONTROL_PLANE_TENANT_ID,
         sessionId: rotated.sessionId,
@@ -43,7 +43,7 @@ export class RefreshTokenGrant implements Grant<ClientTokenRequest, RefreshToken
     }
     if (rotated.outcome !== 'rotated') throw new AppError('invalid_grant', 'The refresh token is invalid or expired.');
     const s = rotated.session;
-    this.metrics.tokensIssued.inc({ realm: 'control_plane', grant: 'refresh_token' });
+    this.metrics.tokensIssued.inc({ realm: CONTROL_PLANE_KIND, grant: 'refresh_token' });
     const issued = await this.tokens.issue({ userId: s.userId, sessionId: s.sessionId, scope: s.scope });
     return tokenResponse(issued, s.sessionId, s.scope, rotated.refreshToken);
   }

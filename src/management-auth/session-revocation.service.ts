@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { CONTROL_PLANE_TENANT_ID } from '../directory/tenants.repository';
 import { SessionStore } from '../platform/session-store/session-store';
+import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
 /**
  * Control-plane revocations (spec 4.2 `revoke`, `revoke-session`), each recorded as

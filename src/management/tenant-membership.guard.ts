@@ -8,6 +8,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { MANAGEMENT_WRITE_SCOPE } from '../directory/control-plane';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
@@ -15,7 +16,7 @@ import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import type { RequestWithPrincipal } from '../http/principal';
 import type { MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantEntity } from '../platform/database/entities/tenant.entity';
-import { roleMayTake, TENANT_ACTIONS, WRITE_SCOPE, type TenantAction } from './tenant-roles';
+import { roleMayTake, TENANT_ACTIONS, type TenantAction } from './tenant-roles';
 
 export interface MemberTenantAccess {
   readonly tenant: TenantEntity;
@@ -63,8 +64,8 @@ export class TenantMembershipGuard implements CanActivate {
     if (!tenant) throw forbidden();
     if (!roleMayTake(membership.role, action))
       throw new AppError('forbidden', `The ${membership.role} role may not do this (${action}).`);
-    if (TENANT_ACTIONS[action].writes && !principal.scope.includes(WRITE_SCOPE))
-      throw new AppError('forbidden', `This change needs the ${WRITE_SCOPE} scope.`);
+    if (TENANT_ACTIONS[action].writes && !principal.scope.includes(MANAGEMENT_WRITE_SCOPE))
+      throw new AppError('forbidden', `This change needs the ${MANAGEMENT_WRITE_SCOPE} scope.`);
     req.memberTenant = { tenant, role: membership.role, actorId: principal.userId };
     return true;
   }

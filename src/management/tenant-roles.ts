@@ -26,9 +26,6 @@ export const TENANT_ACTIONS = {
 
 export type TenantAction = keyof typeof TENANT_ACTIONS;
 
-/** The scope a management bearer needs for any action that writes. */
-export const WRITE_SCOPE = 'tenant:write';
-
 /** viewer 0 … owner 3: MEMBERSHIP_ROLES lists them from owner down. */
 const rank = (role: MembershipRole): number => MEMBERSHIP_ROLES.length - 1 - MEMBERSHIP_ROLES.indexOf(role);
 

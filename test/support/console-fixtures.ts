@@ -2,10 +2,11 @@ import { canonicalEmail } from '../../src/directory/email-address';
 import { ClientsRepository } from '../../src/directory/clients.repository';
 import { IdentitiesRepository } from '../../src/directory/identities.repository';
 import { MembershipsRepository } from '../../src/directory/memberships.repository';
-import { CONTROL_PLANE_TENANT_ID, TenantsRepository } from '../../src/directory/tenants.repository';
+import { TenantsRepository } from '../../src/directory/tenants.repository';
 import type { MembershipRole } from '../../src/platform/database/entities/membership.entity';
 import type { ClientType } from '../../src/platform/database/entities/client.entity';
 import type { TestApp } from './test-app';
+import { CONTROL_PLANE_TENANT_ID } from '../../src/directory/control-plane';
 
 /**
  * Directory rows for console and management tests, written through the same repositories the

@@ -1,13 +1,13 @@
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { clientSecretDigest } from '../../src/directory/client-secret';
-import { CONTROL_PLANE_TENANT_ID } from '../../src/directory/tenants.repository';
 import { ConsoleClientAuthenticator } from '../../src/management-auth/console-client.authenticator';
 import { ConsoleClientBasicStrategy } from '../../src/management-auth/console-client-basic.strategy';
 import type { ConsoleClientRows } from '../../src/management-auth/console-client-rows';
 import { ConsoleClientVerifier } from '../../src/management-auth/console-client.verifier';
 import { Pseudonymizer } from '../../src/platform/crypto/digests';
 import type { ClientEntity } from '../../src/platform/database/entities/client.entity';
+import { CONTROL_PLANE_TENANT_ID } from '../../src/directory/control-plane';
 
 const pseudonymizer = new Pseudonymizer([Buffer.alloc(32, 5)]);
 const SECRET = 'se:cr:et-of-the-console';

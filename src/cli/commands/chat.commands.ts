@@ -1,4 +1,5 @@
 import { AdminInputError, optional, required, type AdminCommand } from '../admin-command';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 import { chatAppsRepository, customerTenant } from './directory-repositories';
 import { parseRedirectUri } from './client.commands';
 import { readSecretLine } from './secret-input';
@@ -44,7 +45,7 @@ export const CHAT_COMMANDS: readonly AdminCommand[] = [
     options: {},
     async run(ctx) {
       const result = await (await chatAppsRepository(ctx)).resealAll();
-      await ctx.auditAdmin(this.name, 'control-plane', 'chat_platform_apps', {
+      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'chat_platform_apps', {
         resealed: result.resealed,
         unreadable: result.unreadable.length,
       });

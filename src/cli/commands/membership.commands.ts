@@ -1,8 +1,8 @@
 import { canonicalEmail, controlPlaneEmailClaim } from '../../directory/email-address';
-import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { checkMember } from '../../directory/member-settings';
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { customerTenant, identitiesRepository, membershipsRepository } from './directory-repositories';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 
 export const MEMBERSHIP_COMMANDS: readonly AdminCommand[] = [
   {

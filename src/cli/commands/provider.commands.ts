@@ -1,4 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 import { isCleartextOverNetwork } from '../../config/secure-transport';
 import type { ProviderCredential } from '../../directory/identity-providers.repository';
 import { AdminInputError, optional, required, type AdminCommand, type OptionValues } from '../admin-command';
@@ -156,7 +157,7 @@ export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
     options: {},
     async run(ctx) {
       const result = await (await identityProvidersRepository(ctx)).resealAll();
-      await ctx.auditAdmin(this.name, 'control-plane', 'identity_providers', {
+      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'identity_providers', {
         resealed: result.resealed,
         unreadable: result.unreadable.length,
       });

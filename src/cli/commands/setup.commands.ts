@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { ControlPlaneSeedService } from '../../directory/control-plane-seed.service';
-import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { RetentionRepository } from '../../directory/retention.repository';
 import type { AdminCommand } from '../admin-command';
 import { clientsRepository, tenantsRepository } from './directory-repositories';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 
 const random32 = (): string => randomBytes(32).toString('base64url');
 

@@ -1,7 +1,7 @@
-import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { TENANT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { tenantsRepository } from './directory-repositories';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 
 export const TENANT_COMMANDS: readonly AdminCommand[] = [
   {

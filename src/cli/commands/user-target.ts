@@ -1,8 +1,8 @@
 import { canonicalEmail } from '../../directory/email-address';
 import type { UserRecord, UserRecordsRepository } from '../../directory/user-records.repository';
-import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { ID_PATTERN, TENANT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, optional, type OptionValues } from '../admin-command';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 
 const USER_ID = ID_PATTERN('usr');
 

@@ -1,10 +1,10 @@
-import { CONTROL_PLANE_TENANT_ID } from '../../directory/tenants.repository';
 import { UserDeactivation } from '../../directory/user-deactivation';
 import { UserErasure } from '../../directory/user-erasure';
 import { UserRecordsRepository } from '../../directory/user-records.repository';
 import { AdminInputError, type AdminCommand } from '../admin-command';
 import type { CliContext } from '../cli-context';
 import { findTargetUser, toUserResponse, USER_TARGET_OPTIONS } from './user-target';
+import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 
 export async function userRecords(ctx: CliContext): Promise<UserRecordsRepository> {
   return new UserRecordsRepository(await ctx.db(), await ctx.audit());
