@@ -135,26 +135,28 @@ export class ClientsView extends Component {
   }
 
   create = (request) =>
-    api(this.path(), request).then((body) => {
-      this.setState({ creating: false, notice: `Created ${body.client.name}: ${body.client.client_id}` });
-      return this.load();
-    });
+    api(this.path(), request).then((body) =>
+      this.reloadThen({ creating: false, notice: `Created ${body.client.name}: ${body.client.client_id}` }),
+    );
+
+  /** The notice of a change shows with the list read again, never beside the old one. */
+  reloadThen(state) {
+    return this.load().then(() => this.setState(state));
+  }
 
   update(client) {
     return (request) =>
-      api(this.path(segment(client.client_id)), request).then((body) => {
-        this.setState({ editing: null, notice: `Saved ${body.client.name}.` });
-        return this.load();
-      });
+      api(this.path(segment(client.client_id)), request).then((body) =>
+        this.reloadThen({ editing: null, notice: `Saved ${body.client.name}.` }),
+      );
   }
 
   toggle(client) {
     this.setState({ busy: client.client_id, error: null, notice: null });
     api(this.path(segment(client.client_id)), { method: 'PATCH', body: { enabled: !client.enabled } })
-      .then((body) => {
-        this.setState({ notice: `${body.client.name} is ${body.client.enabled ? 'enabled' : 'disabled'}.` });
-        return this.load();
-      })
+      .then((body) =>
+        this.reloadThen({ notice: `${body.client.name} is ${body.client.enabled ? 'enabled' : 'disabled'}.` }),
+      )
       .catch((err) => this.setState({ error: describeError(err) }))
       .finally(() => this.setState({ busy: null }));
   }

@@ -35,9 +35,10 @@ export class MembersView extends Component {
   run(request, notice) {
     this.setState({ busy: true, error: null, notice: null });
     return request
+      .then(() => this.load())
       .then(() => {
         this.setState({ notice, removing: null });
-        return this.load().then(() => true);
+        return true;
       })
       .catch((err) => {
         this.setState({ error: describeError(err) });

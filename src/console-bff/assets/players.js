@@ -127,17 +127,15 @@ class PlayerDetail extends Component {
 
   endSession(session) {
     const path = tenantPath(this.props.tenant.id, `/sessions${segment(session.id)}/revoke`);
-    this.run(api(path, { method: 'POST' }), () => {
-      this.setState({ notice: `Session ${session.id} ended.` });
-      return this.load();
-    });
+    this.run(api(path, { method: 'POST' }), () =>
+      this.load().then(() => this.setState({ notice: `Session ${session.id} ended.` })),
+    );
   }
 
   deactivate = () =>
-    this.run(api(this.path('/deactivate'), { method: 'POST' }), () => {
-      this.setState({ notice: `${playerName(this.state.user)} is deactivated.` });
-      return this.load();
-    });
+    this.run(api(this.path('/deactivate'), { method: 'POST' }), () =>
+      this.load().then(() => this.setState({ notice: `${playerName(this.state.user)} is deactivated.` })),
+    );
 
   erase = () => {
     const name = playerName(this.state.user);
