@@ -15,8 +15,11 @@ const PAGES = {
 };
 
 /**
+ * `config` is the game's config.json; `provider` names the tenant's OpenID Connect provider the
+ * game offers a button for (its id, and the name the player reads).
  * @param {{ host?: string, port?: number, sdkDir: string,
- *           config: { baseUrl: string, tenantId: string, clientId: string } }} opts
+ *           config: { baseUrl: string, tenantId: string, clientId: string,
+ *                     provider?: { id: string, name: string } } }} opts
  */
 function startGameServer(opts) {
   const csp = [
@@ -69,6 +72,9 @@ if (require.main === module) {
       baseUrl: env.AUTH_ORIGIN ?? 'http://localhost:3000',
       tenantId: env.GAME_TENANT ?? 'demo',
       clientId: env.GAME_CLIENT_ID ?? 'cli_demo_game',
+      ...(env.GAME_PROVIDER_ID
+        ? { provider: { id: env.GAME_PROVIDER_ID, name: env.GAME_PROVIDER_NAME ?? env.GAME_PROVIDER_ID } }
+        : {}),
     },
   }).then(
     ({ origin }) => process.stdout.write(`game page: ${origin}/\n`),

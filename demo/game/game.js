@@ -1,16 +1,22 @@
-// The demo game: plays as a guest at once, then keeps the player's id when an email address or a
-// chat account is attached. Everything about signing in goes through the guest SDK, unchanged.
+// The demo game: plays as a guest at once, then keeps the player's id when an email address, a
+// chat account or an OpenID Connect provider's account (when config.json names one) is attached.
+// Everything about signing in goes through the guest SDK, unchanged.
 // Two tabs of the game share one player: the SDK makes them take turns to refresh (Web Locks),
 // and this page follows what the other tab did (contract section 13).
 import { GuestApiError, GuestClient } from '/sdk/index.js';
 
 const $ = (id) => document.getElementById(id);
-// Back from the chat platform at the client's redirect URI: the proof (or error) is in the query.
-// It is useless without this browser's flow cookie, and is taken off the address before anything
-// else runs, so it stays out of the history and of what other scripts later read.
+// Back from the chat platform or a provider at the client's redirect URI: the proof (or error) is
+// in the query. It is useless without this browser's flow cookie, and is taken off the address
+// before anything else runs, so it stays out of the history and of what other scripts later read.
 const returned = new URLSearchParams(location.search);
-const chatReturn = returned.has('proof_id') || returned.has('error') ? location.href : null;
-if (chatReturn) history.replaceState(null, '', location.pathname);
+const redirectReturn = returned.has('proof_id') || returned.has('error') ? location.href : null;
+if (redirectReturn) history.replaceState(null, '', location.pathname);
+// Which of them the page went to (both come back to the same address).
+const AWAY_KEY = 'star-clicker:away';
+const away = sessionStorage.getItem(AWAY_KEY);
+sessionStorage.removeItem(AWAY_KEY);
+/** `{ id, name }` of the tenant's OpenID Connect provider the game offers, if any. */
 const config = await (await fetch('/config.json')).json();
 
 // One browser flow per tab, kept across the chat platform's redirect and across reloads.
@@ -30,6 +36,10 @@ globalThis.starClicker = { auth };
 
 let email = '';
 let mode = 'upgrade';
+/** A proof the upgrade refused with identity_in_use: kept by the service for signing in instead. */
+let refusedProof = null;
+/** The credentials attached to a full account, as `GET me` lists them. */
+let identities = [];
 
 const scoreKey = (userId) => `star-clicker:score:${userId}`;
 
@@ -37,9 +47,22 @@ function say(text) {
   $('status').textContent = text;
 }
 
+/** What the player would call a credential: the email, the chat account, or the provider's account. */
+function describe(identity) {
+  if (identity.provider === 'email') return identity.email;
+  if (identity.provider === 'chat_platform') return 'chat account';
+  const name = identity.provider === config.provider?.id ? config.provider.name : identity.provider;
+  return `${name} account ${identity.provider_subject}${identity.email ? ` (${identity.email})` : ''}`;
+}
+
 function render() {
   $('player').hidden = auth.userId === null;
   $('save').hidden = auth.isGuest !== true;
+  $('provider-choice').hidden = !config.provider;
+  if (config.provider) $('provider').textContent = `Sign in with ${config.provider.name}`;
+  const shown = auth.isGuest === false ? identities : [];
+  $('linked').hidden = shown.length === 0;
+  $('identities').textContent = shown.map(describe).join(', ');
   $('danger').hidden = auth.userId === null;
   $('user-id').textContent = auth.userId ?? '';
   $('account-kind').textContent = auth.isGuest ? 'guest' : 'account';
@@ -89,25 +112,37 @@ function sync() {
   );
 }
 
-async function upgradeWith(proofId) {
+/** The attached credentials of a full account (a guest has none to show), after each change of player. */
+async function loadIdentities() {
+  identities = auth.isGuest === false ? (await auth.me()).identities : [];
+}
+
+/**
+ * `keepForSignIn`: a proof from a redirect, which the service keeps when it refuses the upgrade
+ * with identity_in_use, so "Sign in to that account instead" needs no second round at the provider.
+ */
+async function upgradeWith(proofId, keepForSignIn) {
   try {
     const upgraded = await auth.upgrade(proofId);
-    say(
-      `Saved: ${upgraded.linked_identity.provider === 'email' ? upgraded.linked_identity.email : 'chat account'} is attached to ${upgraded.user_id}.`,
-    );
+    say(`Saved: ${describe(upgraded.linked_identity)} is attached to ${upgraded.user_id}.`);
   } catch (err) {
     if (!(err instanceof GuestApiError) || err.code !== 'identity_in_use') throw err;
+    refusedProof = keepForSignIn ? proofId : null;
     $('in-use-text').textContent = 'That credential already belongs to another player account. Nothing was merged.';
     $('in-use').hidden = false;
-    $('sign-in').hidden = email === '';
+    $('sign-in').hidden = email === '' && refusedProof === null;
     say('identity_in_use');
   }
 }
 
 async function start() {
-  if (chatReturn) {
+  if (redirectReturn) {
     if (!(await refreshOrNull())) return say('The session ended; start again.');
-    await upgradeWith(GuestClient.chatRedirectResult(chatReturn).proof_id);
+    const result =
+      away === 'provider'
+        ? GuestClient.providerRedirectResult(redirectReturn)
+        : GuestClient.chatRedirectResult(redirectReturn);
+    await upgradeWith(result.proof_id, true);
     return;
   }
   say(await resume());
@@ -124,7 +159,7 @@ function run(action) {
 
 // Another tab upgraded, signed in, or moved to a new guest: show that player. A session that ended
 // here (revoked, erased in another tab) continues as the stored session or a fresh guest.
-auth.on('user', render);
+auth.on('user', () => run(loadIdentities)());
 auth.on('session', (change) => {
   if (change.reason === 'ended') run(async () => say(`Your session ended. ${await resume()}`))();
 });
@@ -171,6 +206,13 @@ $('code-form').addEventListener(
 $('sign-in').addEventListener(
   'click',
   run(async () => {
+    if (refusedProof !== null) {
+      const signedIn = await auth.signIn(refusedProof);
+      refusedProof = null;
+      $('in-use').hidden = true;
+      say(`Signed in as ${signedIn.user_id}.`);
+      return;
+    }
     mode = 'sign-in';
     await auth.startEmail(email);
     $('code-form').hidden = false;
@@ -181,7 +223,19 @@ $('chat').addEventListener(
   'click',
   run(async () => {
     await auth.createLinkingIntent();
-    location.assign(await auth.chatAuthorizeUrl());
+    const authorizeUrl = await auth.chatAuthorizeUrl();
+    sessionStorage.setItem(AWAY_KEY, 'chat');
+    location.assign(authorizeUrl);
+  }),
+);
+// The provider's sign-in page, through the service's bounce (the same way as the chat platform's).
+$('provider').addEventListener(
+  'click',
+  run(async () => {
+    await auth.createLinkingIntent();
+    const authorizeUrl = await auth.providerAuthorizeUrl(config.provider.id);
+    sessionStorage.setItem(AWAY_KEY, 'provider');
+    location.assign(authorizeUrl);
   }),
 );
 // App stores require in-app deletion, guests included; a second click confirms.

@@ -28,15 +28,19 @@ export interface GameWorld {
  * playwright-core through the demo game (demo/game/), served on http://127.0.0.1:<port> while the
  * API is http://localhost:<port>: another site, so every call is a credentialed CORS request and
  * the flow cookie is a partitioned third-party cookie. The game uses the SDK package as built.
+ * `provider`: the tenant's OpenID Connect provider the game offers a button for.
  */
-export async function startGameWorld(overrides: Record<string, string> = {}): Promise<GameWorld> {
+export async function startGameWorld(
+  overrides: Record<string, string> = {},
+  provider?: { id: string; name: string },
+): Promise<GameWorld> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const sdkDir = mkdtempSync(join(tmpdir(), 'sdk-dist-'));
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(ROOT, 'sdk/tsconfig.json'), '--outDir', sdkDir]);
   const w = await startGuestWorld({ RATE_LIMITS: 'off', ...overrides });
   const game = await startGameServer({
     sdkDir,
-    config: { baseUrl: w.t.authOrigin, tenantId: 'acme', clientId: 'cli_web' },
+    config: { baseUrl: w.t.authOrigin, tenantId: 'acme', clientId: 'cli_web', ...(provider ? { provider } : {}) },
   });
   // The game's page is the client's redirect URI, so its origin is a web origin (contract 11).
   await w.t.app.get(ClientsRepository).insert({

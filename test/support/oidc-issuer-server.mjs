@@ -1,12 +1,17 @@
-// A real OpenID Connect issuer for the provider tests: panva's oidc-provider (ESM-only, so it runs
-// as a child process of the test). Configured by the ISSUER_CONFIG environment variable (JSON):
-//   { clients: [{ client_id, client_secret, redirect_uris }], apple?: { teamId, keyId, publicKeyPem } }
+// A real OpenID Connect issuer for the provider tests and `npm run demo`: panva's oidc-provider
+// (ESM-only, so it runs as a child process of the test). Configured by the ISSUER_CONFIG
+// environment variable (JSON):
+//   { clients: [{ client_id, client_secret, redirect_uris }], apple?: { teamId, keyId, publicKeyPem },
+//     port?: number, account?: { sub, email?, email_verified? }, loginPage?: { name } }
 // With `apple` it behaves like Sign in with Apple where the tests need it: the token endpoint takes
 // only client_secret_post, and the client secret must be an ES256 JWT signed with the team's key
 // (checked here, then swapped for the registered secret); the email claim is sent only in the first
 // ID token of an account, with email_verified as the string "true".
-// Interactions sign in the account set by `POST /test/account` and grant what was asked, so a
-// test follows the whole browser flow over HTTP without a login page.
+// Interactions sign in the account set by `POST /test/account` (at first `account`) and grant what
+// was asked, so a test follows the whole browser flow over HTTP without a login page. With
+// `loginPage` a person sees first which account is signed in, and where, and continues with a button
+// (the demo, and the Chromium test that clicks through it). A fixed `port` keeps the issuer's URL,
+// which `provider add` records, the same across restarts.
 // Prints `READY <port>` once listening.
 import { createServer } from 'node:http';
 import { createPublicKey, randomBytes } from 'node:crypto';
@@ -26,12 +31,12 @@ const signingJwk = {
 const signingKey = await importJWK(signingJwk, 'RS256');
 const { privateKey: foreignKey } = await generateKeyPair('RS256', { extractable: true });
 
-let account = { sub: 'user-1', email: 'player@example.com', email_verified: true };
+let account = config.account ?? { sub: 'user-1', email: 'player@example.com', email_verified: true };
 const emailSent = new Set();
 const tokenRequests = [];
 
 const server = createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(config.port ?? 0, '127.0.0.1', resolve));
 const port = server.address().port;
 const issuer = `http://127.0.0.1:${port}`;
 
@@ -81,6 +86,31 @@ const json = (res, status, body) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 };
+const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Who is signing in, and where: the page a person confirms before going back to the game. */
+function loginPage(res, uid) {
+  const who = account.email ?? account.sub;
+  const name = escapeHtml(config.loginPage.name);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(
+    `<!doctype html><html lang="en"><meta charset="utf-8"><title>${name}</title><h1>${name}</h1>` +
+      `<p id="signing-in">You are signing in at ${name} as <strong>${escapeHtml(who)}</strong>.</p>` +
+      `<form method="post" action="/interaction/${escapeHtml(uid)}"><button id="continue" type="submit">Continue as ${escapeHtml(who)}</button></form>`,
+  );
+}
+
+async function finishInteraction(req, res, details) {
+  const grant = new provider.Grant({ accountId: account.sub, clientId: details.params.client_id });
+  grant.addOIDCScope(String(details.params.scope));
+  const grantId = await grant.save();
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: account.sub }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
+}
 
 async function checkAppleSecret(secret, clientId) {
   const key = createPublicKey(apple.publicKeyPem);
@@ -113,17 +143,10 @@ server.on('request', async (req, res) => {
       return json(res, 200, { id_token: jwt });
     }
     if (req.method === 'GET' && url.pathname === '/test/token-requests') return json(res, 200, tokenRequests);
-    if (req.method === 'GET' && url.pathname.startsWith('/interaction/')) {
+    if (url.pathname.startsWith('/interaction/') && (req.method === 'GET' || config.loginPage)) {
       const details = await provider.interactionDetails(req, res);
-      const grant = new provider.Grant({ accountId: account.sub, clientId: details.params.client_id });
-      grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
-      return await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: account.sub }, consent: { grantId } },
-        { mergeWithLastSubmission: false },
-      );
+      if (config.loginPage && req.method === 'GET') return loginPage(res, details.uid);
+      return await finishInteraction(req, res, details);
     }
     if (req.method === 'POST' && url.pathname === '/token') {
       const raw = await readBody(req);

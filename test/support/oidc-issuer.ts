@@ -42,13 +42,15 @@ export class TestIssuer {
     readonly issuer: string,
   ) {}
 
-  static async start(clients: IssuerClient[], apple?: AppleTeam): Promise<TestIssuer> {
+  /** `loginPage`: a person confirms the sign-in at a page naming the issuer (the demo's, for Chromium). */
+  static async start(clients: IssuerClient[], apple?: AppleTeam, loginPage?: { name: string }): Promise<TestIssuer> {
     const child = spawn(process.execPath, [join(__dirname, 'oidc-issuer-server.mjs')], {
       env: {
         ...process.env,
         ISSUER_CONFIG: JSON.stringify({
           clients,
           ...(apple ? { apple: { teamId: apple.teamId, keyId: apple.keyId, publicKeyPem: apple.publicKeyPem } } : {}),
+          ...(loginPage ? { loginPage } : {}),
         }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

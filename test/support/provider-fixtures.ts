@@ -47,17 +47,10 @@ export async function startProviders(w: GuestWorld): Promise<ProviderWorld> {
     return path;
   };
   const addPlain = (id: string, ...extra: string[]) =>
-    admin(
-      w.t.env,
-      'provider',
-      'add',
-      '--tenant',
-      'acme',
-      '--id',
+    addProvider(
+      w,
       id,
-      '--issuer',
       plain.issuer,
-      '--client-id',
       'web-client',
       '--client-secret-file',
       file('web-secret\n'),
@@ -67,17 +60,10 @@ export async function startProviders(w: GuestWorld): Promise<ProviderWorld> {
     );
   const google = await addPlain('google');
   if (google.status !== 0) throw new Error(`provider add google: ${google.stderr}`);
-  const added = await admin(
-    w.t.env,
-    'provider',
-    'add',
-    '--tenant',
-    'acme',
-    '--id',
+  const added = await addProvider(
+    w,
     'apple',
-    '--issuer',
     apple.issuer,
-    '--client-id',
     'com.acme.web',
     '--apple-team-id',
     team.teamId,
@@ -97,6 +83,30 @@ export async function startProviders(w: GuestWorld): Promise<ProviderWorld> {
       await Promise.all([plain.stop(), apple.stop()]);
     },
   };
+}
+
+/** `provider add` for `acme`; `credential` and any other options appended (a secret only ever from a file). */
+export function addProvider(
+  w: GuestWorld,
+  id: string,
+  issuer: string,
+  clientId: string,
+  ...credential: string[]
+): Promise<AdminRun> {
+  return admin(
+    w.t.env,
+    'provider',
+    'add',
+    '--tenant',
+    'acme',
+    '--id',
+    id,
+    '--issuer',
+    issuer,
+    '--client-id',
+    clientId,
+    ...credential,
+  );
 }
 
 /** A browser that knows the auth host (localhost) and the issuers (127.0.0.1), holding a flow cookie. */

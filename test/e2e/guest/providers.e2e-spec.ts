@@ -7,6 +7,7 @@ import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import {
+  addProvider,
   browserWithFlow,
   NATIVE_APP_ID,
   nativeIdToken,
@@ -83,17 +84,10 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
     });
 
     it('refuses an issuer whose discovery cannot be read or does not match, and stores nothing', async () => {
-      const missing = await admin(
-        w.t.env,
-        'provider',
-        'add',
-        '--tenant',
-        'acme',
-        '--id',
+      const missing = await addProvider(
+        w,
         'broken',
-        '--issuer',
         `${p.plain.issuer}/nowhere`,
-        '--client-id',
         'x',
         '--client-secret-file',
         p.file('s'),
@@ -101,21 +95,7 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(missing.status).not.toBe(0);
       expect(missing.stderr).toMatch(/--issuer/);
       // The discovery document names another issuer than the one given.
-      const mismatch = await admin(
-        w.t.env,
-        'provider',
-        'add',
-        '--tenant',
-        'acme',
-        '--id',
-        'broken',
-        '--issuer',
-        `${p.plain.issuer}/`,
-        '--client-id',
-        'x',
-        '--client-secret-file',
-        p.file('s'),
-      );
+      const mismatch = await addProvider(w, 'broken', `${p.plain.issuer}/`, 'x', '--client-secret-file', p.file('s'));
       expect(mismatch.status).not.toBe(0);
       expect(mismatch.stderr).toMatch(/names issuer/);
       const duplicate = await p.addPlain('google');
@@ -382,17 +362,10 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
 
     it('Sign in with Apple refuses a client secret signed with another key: the flow ends with error, no proof', async () => {
       const other = appleTeam(p.team.teamId, p.team.keyId);
-      const added = await admin(
-        w.t.env,
-        'provider',
-        'add',
-        '--tenant',
-        'acme',
-        '--id',
+      const added = await addProvider(
+        w,
         'apple-wrong-key',
-        '--issuer',
         p.apple.issuer,
-        '--client-id',
         'com.acme.web',
         '--apple-team-id',
         other.teamId,
