@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { custom, errors, Issuer, type BaseClient } from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { ChatPlatformApp } from '../directory/chat-platform-apps.repository';
@@ -12,41 +13,38 @@ export interface ChatPlatformUser {
 }
 
 /**
- * The Discord-compatible provider (contract section 1): code exchange at `{base}/oauth2/token`,
- * then `{base}/users/@me`. Every call is bounded by DEPENDENCY_TIMEOUT_MS; an unreachable,
- * slow or failing platform is a 503 and no proof is issued.
+ * The Discord-compatible provider (contract section 1), a plain OAuth 2.0 server, through
+ * openid-client as the OpenID Connect providers are: the authorization URL, the code exchange at
+ * `{base}/oauth2/token` (client_secret_basic), then `{base}/users/@me`. Every call is bounded by
+ * DEPENDENCY_TIMEOUT_MS; an unreachable, slow or failing platform is a 503 and no proof is issued.
  */
 @Injectable()
 export class ChatPlatformClient {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   authorizeUrl(app: ChatPlatformApp, state: string): string {
-    const url = new URL(this.config.chatPlatform.authorizeUrl);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', app.clientId);
-    url.searchParams.set('redirect_uri', app.redirectUri);
-    url.searchParams.set('scope', 'identify email');
-    url.searchParams.set('state', state);
     // No `prompt=none` (issue 22, finding 2): the platform asks the player every time, so a link
     // someone else sent cannot carry a player who authorized the game before through unseen.
-    return url.toString();
+    return this.client(app).authorizationUrl({ scope: 'identify email', state });
   }
 
   async userForCode(app: ChatPlatformApp, code: string): Promise<ChatPlatformUser> {
-    const base = this.config.chatPlatform.apiBase;
-    const token = await this.call(`${base}/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret)}`).toString('base64')}`,
-      },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }).toString(),
-    });
-    const accessToken = (token as { access_token?: unknown }).access_token;
-    if (typeof accessToken !== 'string') throw new DependencyUnavailableError('chat_platform');
-    const user = (await this.call(`${base}/users/@me`, {
-      headers: { Authorization: `Bearer ${accessToken}` },
-    })) as Record<string, unknown>;
+    const client = this.client(app);
+    // The state was checked and consumed by the caller before the platform is called at all.
+    const tokens = await platformCall(() => client.oauthCallback(app.redirectUri, { code }, {}));
+    if (typeof tokens.access_token !== 'string') throw new DependencyUnavailableError('chat_platform');
+    const res = await platformCall(() =>
+      client.requestResource(`${this.config.chatPlatform.apiBase}/users/@me`, tokens.access_token as string),
+    );
+    if (res.statusCode === 400 || res.statusCode === 401)
+      throw new AppError('invalid_request', 'The chat platform refused the authorization.');
+    if (res.statusCode !== 200) throw new DependencyUnavailableError('chat_platform');
+    let user: Record<string, unknown>;
+    try {
+      user = JSON.parse(res.body?.toString('utf8') ?? '') as Record<string, unknown>;
+    } catch (err) {
+      throw new DependencyUnavailableError('chat_platform', err);
+    }
     if (typeof user.id !== 'string' || !/^\d{1,32}$/.test(user.id) || typeof user.username !== 'string')
       throw new DependencyUnavailableError('chat_platform');
     return {
@@ -57,21 +55,37 @@ export class ChatPlatformClient {
     };
   }
 
-  private async call(url: string, init: RequestInit): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.config.dependencyTimeoutMs) });
-    } catch (err) {
-      throw new DependencyUnavailableError('chat_platform', err);
-    }
-    // A refused code (400/401) is the caller's problem; anything else is the platform's.
-    if (res.status === 400 || res.status === 401)
+  private client(app: ChatPlatformApp): BaseClient {
+    const timeout = (): { timeout: number } => ({ timeout: this.config.dependencyTimeoutMs });
+    const issuer = new Issuer({
+      issuer: 'chat-platform',
+      authorization_endpoint: this.config.chatPlatform.authorizeUrl,
+      token_endpoint: `${this.config.chatPlatform.apiBase}/oauth2/token`,
+    });
+    issuer[custom.http_options] = (_url, options) => ({ ...options, ...timeout() });
+    const client = new issuer.Client({
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uris: [app.redirectUri],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    client[custom.http_options] = (_url, options) => ({ ...options, ...timeout() });
+    return client;
+  }
+}
+
+/**
+ * A refused code (400/401) is the caller's problem; anything else (unreachable, too slow, 5xx,
+ * an answer that is not OAuth) is the platform's: 503, and no proof.
+ */
+async function platformCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const status = err instanceof errors.OPError ? err.response?.statusCode : undefined;
+    if (status === 400 || status === 401)
       throw new AppError('invalid_request', 'The chat platform refused the authorization.');
-    if (!res.ok) throw new DependencyUnavailableError('chat_platform');
-    try {
-      return await res.json();
-    } catch (err) {
-      throw new DependencyUnavailableError('chat_platform', err);
-    }
+    throw new DependencyUnavailableError('chat_platform', err);
   }
 }
