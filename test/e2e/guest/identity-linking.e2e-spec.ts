@@ -134,6 +134,20 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     expect((await c.me()).identities).toHaveLength(1);
   });
 
+  it('one intent and proof link once under parallel requests', async () => {
+    const { c } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    const proof = await c.providerToken('google', await googleToken('parallel-link-1'));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => c.linkIdentity(proof.proof_id)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r.reason as { code: string }).code === 'invalid_proof'),
+    ).toBe(true);
+    expect(await audit('identity.linked', c.userId as string)).toHaveLength(1);
+  });
+
   it('a guest has nothing to unlink', async () => {
     const guest = w.client();
     await guest.createGuest();
