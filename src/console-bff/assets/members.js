@@ -1,5 +1,5 @@
 // Members and their roles: every member reads the list; owners add a person by email with a role
-// and remove members.
+// (an address already a member gets the new role) and remove members.
 import { api, describeError, segment, tenantPath } from './api.js';
 import { Alert, Component, Confirm, Notice, Table, can, html, keep } from './ui.js';
 
@@ -64,7 +64,7 @@ export class MembersView extends Component {
   addForm() {
     const { email, role, busy } = this.state;
     return html`<form class="panel" aria-labelledby="add-member-title" onSubmit=${this.add}>
-      <h4 id="add-member-title">Add a member</h4>
+      <h4 id="add-member-title">Add a member or change a role</h4>
       <label for="member-email">Email</label>
       <input id="member-email" type="email" required autocomplete="off" value=${email} onInput=${keep(this, 'email')} />
       <label for="member-role">Role</label>

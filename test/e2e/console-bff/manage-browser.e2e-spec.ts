@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { GuestClient } from '../../../sdk/src/guest-client';
+import { sessionHandleOf } from '../../../src/console-bff/console-sessions.store';
 import { signInToConsole } from '../../browser/console-sign-in';
 import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
 import { addMember } from '../../support/console-fixtures';
+import { CONSOLE_COOKIE } from '../../support/console-flow';
 import { emailProof, type GuestWorld } from '../../support/guest-fixtures';
 import { eventually } from '../../support/eventually';
 import type { TestApp } from '../../support/test-app';
@@ -228,8 +230,8 @@ describe('the console manages a tenant, in Chromium', () => {
   it('an owner adds a viewer, who sees the tenant but has no write controls, and whose writes the server refuses with 403', async () => {
     const { page } = owner;
     await openView(page, 'Members');
-    await page.getByLabel('Email').fill(VIEWER);
-    await page.getByLabel('Role').selectOption('viewer');
+    await page.getByLabel('Email', { exact: true }).fill(VIEWER);
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.getByRole('button', { name: 'Add member' }).click();
     await page
       .getByRole('status')
@@ -275,6 +277,22 @@ describe('the console manages a tenant, in Chromium', () => {
       await viewer.context.close();
     }
   }, 60_000);
+
+  it('returns to the sign-in view, saying why, when the console session ends while a page is open', async () => {
+    const { context, page } = await consoleAs(OWNER);
+    try {
+      await openView(page, 'Clients');
+      const cookie = (await context.cookies(t.consoleOrigin)).find((c) => c.name === CONSOLE_COOKIE);
+      // The server forgets the session (as an idle expiry or a sign-out elsewhere does).
+      expect(await t.redis.del(`cs:{${sessionHandleOf(cookie?.value as string)}}`)).toBe(1);
+      await page.getByRole('navigation', { name: 'Tenant' }).getByRole('link', { name: 'Audit trail' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Your session has ended. Please sign in again.' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await page.getByRole('navigation', { name: 'Tenant' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 
   it('draws each console view at 1280 and at 390 px, nothing wider than a phone', async () => {
     const { page } = owner;
