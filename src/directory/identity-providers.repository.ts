@@ -111,6 +111,19 @@ export class IdentityProvidersRepository {
     };
   }
 
+  /**
+   * Whether identities proved under this provider id came from an issuer other than `issuer`. A
+   * subject is unique only within its issuer: re-adding the id for another issuer would let that
+   * issuer's subjects sign in to the accounts of the first one's.
+   */
+  async hasIdentitiesOfAnotherIssuer(tenantId: string, id: string, issuer: string): Promise<boolean> {
+    const rows = await this.rows.manager.query<unknown[]>(
+      `SELECT 1 FROM identities WHERE tenant_id = $1 AND provider = $2 AND metadata->>'issuer' IS DISTINCT FROM $3 LIMIT 1`,
+      [tenantId, id, issuer],
+    );
+    return rows.length > 0;
+  }
+
   async remove(tenantId: string, id: string): Promise<boolean> {
     return ((await this.rows.delete({ tenantId, id })).affected ?? 0) > 0;
   }

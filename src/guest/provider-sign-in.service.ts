@@ -191,7 +191,7 @@ export class ProviderSignInService {
       provider: provider.id,
       subject: proven.subject,
       verifiedEmail: proven.verifiedEmail,
-      metadata: {},
+      metadata: { issuer: provider.issuer },
     });
     return { proof_id: proof.proof_id, expires_in: String(proof.expires_in) };
   }
@@ -216,7 +216,12 @@ export class ProviderSignInService {
         throw new AppError('invalid_grant', 'This ID token was used already.');
       return this.proofs.issue(
         { tenantId: ctx.tenantId, clientId: client.id, ...flow },
-        { provider: provider.id, subject: proven.subject, verifiedEmail: proven.verifiedEmail, metadata: {} },
+        {
+          provider: provider.id,
+          subject: proven.subject,
+          verifiedEmail: proven.verifiedEmail,
+          metadata: { issuer: provider.issuer },
+        },
       );
     });
   }

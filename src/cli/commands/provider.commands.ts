@@ -105,13 +105,25 @@ export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
       const nativeClientIds = words(optional(v, 'native-client-ids'), 'native-client-ids', /^[\x21-\x7e]{1,512}$/);
       const credential = await credentialOf(v);
       await customerTenant(ctx, tenant);
+      const providers = await identityProvidersRepository(ctx);
+      if (await providers.hasIdentitiesOfAnotherIssuer(tenant, id, issuer))
+        throw new AdminInputError(
+          `players of tenant ${tenant} signed in with provider ${id} at another issuer; give this issuer another --id`,
+        );
       const endpoints = await readDiscovery(issuer, {
         production: ctx.production(),
         appleKey: credential.kind === 'apple_key',
       });
-      const added = await (
-        await identityProvidersRepository(ctx)
-      ).add({ tenantId: tenant, id, issuer, clientId, scopes, nativeClientIds, endpoints, credential });
+      const added = await providers.add({
+        tenantId: tenant,
+        id,
+        issuer,
+        clientId,
+        scopes,
+        nativeClientIds,
+        endpoints,
+        credential,
+      });
       if (!added) throw new AdminInputError(`tenant ${tenant} already has a provider ${id}; remove it first`);
       // The audit row names the provider, never its secret or key.
       await ctx.auditAdmin(this.name, tenant, id, { issuer, client_id: clientId });

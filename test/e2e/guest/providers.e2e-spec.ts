@@ -282,6 +282,39 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect((await w.t.auth().post('/t/acme/providers/Bad_Id/token').send({})).status).toBe(404);
     });
 
+    it('a provider id is not re-added for another issuer while players it signed in keep identities', async () => {
+      expect((await p.addPlain('epic')).status).toBe(0);
+      const c = w.client();
+      await c.createGuest();
+      await c.createLinkingIntent();
+      const nonce = randomBytes(12).toString('base64url');
+      const idToken = await nativeIdToken(
+        p.plain,
+        { sub: 'epic-1', email: 'epic@example.com', email_verified: true },
+        nonce,
+      );
+      await c.upgrade((await c.providerToken('epic', idToken, nonce)).proof_id);
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'epic')).status).toBe(0);
+
+      // Another issuer's `epic-1` is another person: it must never reach this player's account.
+      const elsewhere = await addProvider(
+        w,
+        'epic',
+        p.apple.issuer,
+        'com.acme.web',
+        '--client-secret-file',
+        p.file('s\n'),
+      );
+      expect(elsewhere.status).not.toBe(0);
+      expect(elsewhere.stderr).toContain('another issuer');
+      const listed = await admin(w.t.env, 'provider', 'list', '--tenant', 'acme');
+      expect(listed.out.providers.map((x: { id: string }) => x.id)).not.toContain('epic');
+
+      // The same issuer again is the operator undoing a removal: allowed.
+      expect((await p.addPlain('epic')).status).toBe(0);
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'epic')).status).toBe(0);
+    });
+
     it('an unknown provider is 404', async () => {
       const res = await w.t
         .auth()
