@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
+import { eventually } from '../../support/eventually';
 import { emailProof, type GuestWorld } from '../../support/guest-fixtures';
 
 /** The demo game on another site, in Chromium (test/browser/game-world.ts): the guest flows. */
@@ -158,7 +159,8 @@ describe('a game on another site, in Chromium: guest, upgrade, sign-in, refresh'
       expect(again.status()).toBe(400);
       expect(attackerSaw.join(' ')).not.toMatch(/proof_id/);
       expect(attackerSaw.join(' ')).not.toMatch(/[?&#]code=/);
-      await attackerPage.goto(`${game.origin}/`);
+      // The aborted navigation to the link may still interrupt a first goto: try until one lands.
+      await eventually(async () => (await attackerPage.goto(`${game.origin}/`))?.ok() === true, 10_000);
       await attackerPage
         .locator('#status')
         .filter({ hasText: /Welcome back|Playing as guest/ })
