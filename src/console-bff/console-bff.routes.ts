@@ -26,9 +26,9 @@ export const CONSOLE_ROUTES = {
     operation: {
       operationId: 'getConsoleAsset',
       tags,
-      summary: 'Console page assets (console host)',
+      summary: 'Console page assets (console host); ETag, and 304 to a matching If-None-Match',
       parameters: [param('name', 'path')],
-      responses: { 200: ASSET, 404: ERRORS[404] },
+      responses: { 200: ASSET, 304: { description: 'unchanged since the ETag given' }, 404: ERRORS[404] },
     },
   },
   /** Exact console Origin (spec 5): a cross-site page cannot start a sign-in in the user's name. */

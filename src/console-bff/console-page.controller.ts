@@ -1,5 +1,6 @@
-import { Controller, Param, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Param, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors/app-error';
@@ -11,19 +12,24 @@ const JS = 'text/javascript; charset=utf-8';
 interface Asset {
   readonly type: string;
   readonly body: Buffer;
+  /** A strong validator of the body: the service keeps Express's ETags off, so assets carry their own. */
+  readonly etag: string;
 }
 
-const own = (name: string, type: string): Asset => ({ type, body: readFileSync(join(__dirname, 'assets', name)) });
+const asset = (type: string, body: Buffer): Asset => ({
+  type,
+  body,
+  etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
+});
+
+const own = (name: string, type: string): Asset => asset(type, readFileSync(join(__dirname, 'assets', name)));
 
 /**
  * A file of an installed package, found through the package's own entry point so it is the version
  * package-lock.json pins. Both files are self-contained ES modules (no bare imports), which is what
  * lets the page load them without an import map, itself an inline script the CSP would refuse.
  */
-const vendor = (pkg: string, file: string): Asset => ({
-  type: JS,
-  body: readFileSync(join(dirname(require.resolve(pkg)), file)),
-});
+const vendor = (pkg: string, file: string): Asset => asset(JS, readFileSync(join(dirname(require.resolve(pkg)), file)));
 
 /** Read once at start-up; the page holds no data, so it is the same for everyone. */
 const PAGE = own('index.html', 'text/html; charset=utf-8');
@@ -50,8 +56,9 @@ const ASSETS: Readonly<Record<string, Asset>> = {
 /**
  * The console page (issues 3 and 26): static files under the global strict CSP (no inline script
  * or style). Everything signed-in comes from /api/* by same-origin fetch, so no token ever reaches
- * the page: the browser only holds the HttpOnly session cookie. Assets are `no-cache`: the browser
- * revalidates them by ETag, so a deploy is seen at once without versioned names.
+ * the page: the browser only holds the HttpOnly session cookie. Assets are `no-cache` with a strong
+ * ETag: the browser revalidates each load (a 304 without a body), so a deploy is seen at once
+ * without versioned names.
  */
 @Controller()
 export class ConsolePageController {
@@ -61,9 +68,23 @@ export class ConsolePageController {
   }
 
   @Route(CONSOLE_ROUTES.asset)
-  asset(@Param('name') name: string, @Res() res: Response): void {
+  asset(@Param('name') name: string, @Req() req: Request, @Res() res: Response): void {
     const found = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!found) throw new AppError('not_found');
+    res.setHeader('ETag', found.etag);
+    if (matches(req.headers['if-none-match'], found.etag)) {
+      res.status(304).end();
+      return;
+    }
     res.type(found.type).send(found.body);
   }
+}
+
+/** RFC 9110 13.1.2: If-None-Match compares weakly, a list or `*`. */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
 }

@@ -67,6 +67,20 @@ describe('console page files', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
   });
 
+  it('gives each file a strong ETag and answers a revalidation of an unchanged file with 304 and no body', async () => {
+    const first = await t.console().get('/assets/preact.mjs').expect(200);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`]) {
+      const again = await t.console().get('/assets/preact.mjs').set('If-None-Match', ifNoneMatch).expect(304);
+      expect(again.headers.etag).toBe(etag);
+      expect(again.text ?? '').toBe('');
+    }
+    const changed = await t.console().get('/assets/preact.mjs').set('If-None-Match', '"other"').expect(200);
+    expect(changed.text).toBe(first.text);
+    expect((await t.console().get('/assets/htm.mjs')).headers.etag).not.toBe(etag);
+  });
+
   it('serves Preact and htm byte for byte as installed', async () => {
     const installed = (pkg: string, file: string) => readFileSync(join(dirname(require.resolve(pkg)), file), 'utf8');
     expect((await t.console().get('/assets/preact.mjs')).text).toBe(installed('preact', 'preact.mjs'));
