@@ -3,7 +3,7 @@
 // default), pinned to CPU 0 while the load generator takes CPU 1. Every server runs on the Node.js
 // that runs the bench (process.execPath: the pinned Node 24). The flows reuse test/support.
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,6 +70,15 @@ export function benchBudgets(env: Record<string, string>): Record<string, string
   return budgets;
 }
 
+/**
+ * The database a bench server of this checkout owns (`role`: the service, the lower bound). Named
+ * after the checkout, so a run drops only its own checkout's leftovers: with one shared name, a
+ * bench started in another checkout dropped a running bench's database under its feet.
+ */
+export function benchDatabase(role: string): Promise<string> {
+  return freshDatabase(`svc_auth_bench_${role}_${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`);
+}
+
 /** Builds the service (BENCH_BUILD=0 reuses dist/), seeds tenant `bench` with client `cli_bench`, starts it on CPU 0. */
 export async function startService(
   opts: { nodeArgs?: readonly string[]; env?: Record<string, string> } = {},
@@ -79,7 +88,7 @@ export async function startService(
   if (!existsSync(join(ROOT, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0')
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const [databaseUrl, smtp, secrets] = await Promise.all([
-    freshDatabase('svc_auth_bench'),
+    benchDatabase('service'),
     SmtpCatcher.start(),
     generateSecrets(),
   ]);

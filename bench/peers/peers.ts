@@ -7,8 +7,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { freshDatabase } from '../../test/support/database';
-import { ROOT, spawnServer } from '../service';
+import { benchDatabase, ROOT, spawnServer } from '../service';
 
 const PEER_DIR = join(ROOT, 'bench/peers/oidc-provider');
 const RESOURCE = 'https://api.bench.example';
@@ -161,7 +160,9 @@ export async function startBareNest(): Promise<{ origin: string; pid: number; st
 }
 
 /** The lower bound with a database of its own; `refreshChain()` seeds one refresh token. */
-export async function startLowerBound(): Promise<TokenServer & { refreshChain(): Promise<string> }> {
+export async function startLowerBound({ nodeArgs = [] as readonly string[] } = {}): Promise<
+  TokenServer & { refreshChain(): Promise<string> }
+> {
   const server = await startTokenServer({
     script: join(__dirname, 'lower-bound.js'),
     cwd: ROOT,
@@ -169,7 +170,8 @@ export async function startLowerBound(): Promise<TokenServer & { refreshChain():
     keyPrefix: 'benchfloor',
     clientId: 'cli_console',
     secretVariable: 'LOWER_BOUND_CLIENT_SECRET',
-    env: { DATABASE_URL: await freshDatabase('svc_auth_bench_lower') },
+    env: { DATABASE_URL: await benchDatabase('lower') },
+    nodeArgs,
   });
   const refreshChain = async () =>
     ((await (await fetch(`${server.origin}/seed`, { method: 'POST' })).json()) as { refresh_token: string })
