@@ -7,7 +7,7 @@
 // on the stack could meet. Prints figures and ratios, writes bench/out/latest.json, asserts nothing.
 //   BENCH_ONLY=guest,refresh   only the scenarios whose names contain one of these
 //   BENCH_LOWER_BOUND=0        without the lower bound
-//   BENCH_PROFILE=1            V8 CPU profiles of our server and the peer in bench/out/profiles
+//   BENCH_PROFILE=1            V8 CPU profiles of our server, the peer and the lower bound in bench/out/profiles
 //   BENCH_RUNS, BENCH_SECONDS, BENCH_WARMUP_REQUESTS, BENCH_BUILD=0 (reuse dist/)
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const ours = await startService({ nodeArgs: PROFILE_ARGS });
   const peer = await startPeer({ nodeArgs: PROFILE_ARGS });
   const bare = await startBareNest();
-  const lower = LOWER_BOUND ? await startLowerBound() : null;
+  const lower = LOWER_BOUND ? await startLowerBound({ nodeArgs: PROFILE_ARGS }) : null;
   const { pid } = ours;
   const { authOrigin } = ours.t;
   const tag = randomBytes(3).toString('hex');

@@ -248,6 +248,9 @@ async function main(): Promise<void> {
   await app.listen(Number(process.env.PORT));
 }
 
+// Exit on SIGTERM through process.exit, so a --cpu-prof profile is written (BENCH_PROFILE=1).
+process.on('SIGTERM', () => process.exit(0));
+
 main().catch((err: Error) => {
   process.stderr.write(`lower-bound: ${err.stack}\n`);
   process.exit(1);
