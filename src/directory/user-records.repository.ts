@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail, type AuditRecord } from './audit-trail.repository';
+import { nullableText, nullableTimestamp, text, timestamp, type Row } from './row-decoders';
 
 export interface UserRecord {
   readonly id: string;
@@ -21,13 +22,12 @@ export interface SessionRow {
   readonly expiresAt: Date;
 }
 
-interface UserRow {
-  id: string;
-  tenant_id: string;
-  kind: string;
-  status: string;
-  created_at: Date;
-  deactivated_at: Date | null;
+/** A JSON array of objects, as the aggregates of `find` build them; each is decoded as a row. */
+function jsonRows(row: Row, column: string): Row[] {
+  const value = row[column];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)))
+    throw new Error(`unexpected row: column ${column} is not a JSON array of objects`);
+  return value as Row[];
 }
 
 /**
@@ -56,33 +56,37 @@ export class UserRecordsRepository {
     return row ? this.find(tenantId, row.user_id) : null;
   }
 
+  /**
+   * The user with its identities and memberships in one statement: `GET /t/{t}/me` reads it on
+   * every call, and three sequential round trips were most of that route's cost (issue 24, point 6).
+   */
   async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserRecord | null> {
-    const [user] = await m.query<UserRow[]>(
-      'SELECT id, tenant_id, kind, status, created_at, deactivated_at FROM users WHERE id = $1 AND tenant_id = $2',
+    const [row] = await m.query<Row[]>(
+      `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
+              (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
+                 FROM identities i WHERE i.user_id = u.id) AS identities,
+              (SELECT coalesce(json_agg(json_build_object('tenant_id', ms.tenant_id, 'role', ms.role) ORDER BY ms.tenant_id), '[]')
+                 FROM memberships ms WHERE ms.user_id = u.id) AS memberships
+         FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
       [userId, tenantId],
     );
-    if (!user) return null;
-    const identities = await m.query<Array<{ provider: string; provider_subject: string; email: string | null }>>(
-      'SELECT provider, provider_subject, email FROM identities WHERE user_id = $1 ORDER BY created_at',
-      [userId],
-    );
-    const memberships = await m.query<Array<{ tenant_id: string; role: string }>>(
-      'SELECT tenant_id, role FROM memberships WHERE user_id = $1 ORDER BY tenant_id',
-      [userId],
-    );
+    if (!row) return null;
     return {
-      id: user.id,
-      tenantId: user.tenant_id,
-      kind: user.kind,
-      status: user.status,
-      createdAt: user.created_at,
-      deactivatedAt: user.deactivated_at,
-      identities: identities.map((i) => ({
-        provider: i.provider,
-        providerSubject: i.provider_subject,
-        email: i.email,
+      id: text(row, 'id'),
+      tenantId: text(row, 'tenant_id'),
+      kind: text(row, 'kind'),
+      status: text(row, 'status'),
+      createdAt: timestamp(row, 'created_at'),
+      deactivatedAt: nullableTimestamp(row, 'deactivated_at'),
+      identities: jsonRows(row, 'identities').map((i) => ({
+        provider: text(i, 'provider'),
+        providerSubject: text(i, 'provider_subject'),
+        email: nullableText(i, 'email'),
       })),
-      memberships: memberships.map((ms) => ({ tenantId: ms.tenant_id, role: ms.role })),
+      memberships: jsonRows(row, 'memberships').map((ms) => ({
+        tenantId: text(ms, 'tenant_id'),
+        role: text(ms, 'role'),
+      })),
     };
   }
 
