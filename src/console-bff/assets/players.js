@@ -27,16 +27,24 @@ class PlayerSearch extends Component {
 
   search = (e) => {
     e.preventDefault();
-    const q = this.state.q.trim();
+    this.find(this.state.q.trim());
+  };
+
+  /** A player changed in the detail below: the results are read again, so none is stale. */
+  componentDidUpdate(previous) {
+    if (previous.changes !== this.props.changes && this.state.searched) this.find(this.state.searched);
+  }
+
+  find(q) {
     if (!q) return;
-    this.setState({ busy: true, error: null });
+    this.setState({ busy: true, error: null, searched: q });
     api(tenantPath(this.props.tenant.id, `/users?q=${encodeURIComponent(q)}`))
       .then(
         (body) => this.setState({ users: body.users }),
         (err) => this.setState({ users: null, error: describeError(err) }),
       )
       .finally(() => this.setState({ busy: false }));
-  };
+  }
 
   render({ tenant }, { q, users, error, busy }) {
     return html`<div>
@@ -134,14 +142,18 @@ class PlayerDetail extends Component {
 
   deactivate = () =>
     this.run(api(this.path('/deactivate'), { method: 'POST' }), () =>
-      this.load().then(() => this.setState({ notice: `${playerName(this.state.user)} is deactivated.` })),
+      this.load().then(() => {
+        this.setState({ notice: `${playerName(this.state.user)} is deactivated.` });
+        this.props.onChange();
+      }),
     );
 
   erase = () => {
     const name = playerName(this.state.user);
-    this.run(api(this.path(), { method: 'DELETE' }), () =>
-      this.setState({ gone: true, user: null, sessions: null, notice: `${name} is erased.` }),
-    );
+    this.run(api(this.path(), { method: 'DELETE' }), () => {
+      this.setState({ gone: true, user: null, sessions: null, notice: `${name} is erased.` });
+      this.props.onChange();
+    });
   };
 
   confirmation(user) {
@@ -240,12 +252,24 @@ class PlayerDetail extends Component {
   }
 }
 
-export function PlayersView({ tenant, userId }) {
-  if (!can(tenant.role, 'readPlayers'))
-    return html`<p class="muted">Your role (${tenant.role}) cannot see players. Developers, admins and owners can.</p>`;
-  return html`<section aria-labelledby="players-title">
-    <h3 id="players-title">Players</h3>
-    <${PlayerSearch} tenant=${tenant} />
-    ${userId ? html`<${PlayerDetail} key=${userId} tenant=${tenant} userId=${userId} />` : null}
-  </section>`;
+export class PlayersView extends Component {
+  state = { changes: 0 };
+
+  changed = () => this.setState({ changes: this.state.changes + 1 });
+
+  render({ tenant, userId }, { changes }) {
+    if (!can(tenant.role, 'readPlayers'))
+      return html`<p class="muted">
+        Your role (${tenant.role}) cannot see players. Developers, admins and owners can.
+      </p>`;
+    return html`<section aria-labelledby="players-title">
+      <h3 id="players-title">Players</h3>
+      <${PlayerSearch} tenant=${tenant} changes=${changes} />
+      ${
+        userId
+          ? html`<${PlayerDetail} key=${userId} tenant=${tenant} userId=${userId} onChange=${this.changed} />`
+          : null
+      }
+    </section>`;
+  }
 }

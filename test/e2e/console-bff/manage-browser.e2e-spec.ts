@@ -181,6 +181,9 @@ describe('the console manages a tenant, in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'is deactivated.' }).waitFor();
     const deactivated = await t.pg.query(`SELECT status FROM users WHERE id = $1`, [userId]);
     expect(deactivated.rows[0].status).not.toBe('active');
+    // The search results above are read again, not left showing the old status.
+    const listed = page.locator('tr.player td[data-label="Status"]');
+    await eventually(async () => (await listed.textContent()) === deactivated.rows[0].status, 5000);
 
     const other = await playerWithEmail('player.two@example.com');
     await findPlayer(page, other.userId);
@@ -198,6 +201,8 @@ describe('the console manages a tenant, in Chromium', () => {
       .getByRole('status')
       .filter({ hasText: `player.two@example.com (${other.userId}) is erased.` })
       .waitFor();
+    // The results no longer offer the erased player, and a new search does not find it.
+    await page.getByText('No player has that exact id or email.').waitFor();
     await findPlayer(page, 'player.two@example.com');
     await page.getByText('No player has that exact id or email.').waitFor();
     await expect(other.player.refresh()).rejects.toMatchObject({ status: 400 });
@@ -292,7 +297,7 @@ describe('the console manages a tenant, in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 
   it('draws each console view at 1280 and at 390 px, nothing wider than a phone', async () => {
     const { page } = owner;
