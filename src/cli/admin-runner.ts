@@ -4,6 +4,7 @@ import { AdminInputError, type AdminCommand } from './admin-command';
 import { CliContext } from './cli-context';
 import { CHAT_COMMANDS } from './commands/chat.commands';
 import { CLIENT_COMMANDS } from './commands/client.commands';
+import { IDENTITY_COMMANDS } from './commands/identity.commands';
 import { MEMBERSHIP_COMMANDS } from './commands/membership.commands';
 import { PROVIDER_COMMANDS } from './commands/provider.commands';
 import { SESSION_COMMANDS } from './commands/session.commands';
@@ -18,6 +19,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   ...MEMBERSHIP_COMMANDS,
   ...CHAT_COMMANDS,
   ...PROVIDER_COMMANDS,
+  ...IDENTITY_COMMANDS,
   ...USER_COMMANDS,
   ...SESSION_COMMANDS,
 ];

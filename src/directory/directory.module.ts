@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CryptoModule } from '../platform/crypto/crypto.module';
+import { Pseudonymizer } from '../platform/crypto/digests';
 import { DatabaseModule } from '../platform/database/database.module';
 import { AuditTrail } from './audit-trail.repository';
 import { ChatPlatformAppsRepository } from './chat-platform-apps.repository';
 import { ClientsRepository } from './clients.repository';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
 import { IdentitiesRepository } from './identities.repository';
+import { IdentityEmailDigest } from './identity-email-digest';
 import { IdentityProvidersRepository } from './identity-providers.repository';
 import { MembershipsRepository } from './memberships.repository';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -25,6 +27,11 @@ const SHARED = [
   ChatPlatformAppsRepository,
   TenantsRepository,
   ClientsRepository,
+  {
+    provide: IdentityEmailDigest,
+    useFactory: (keys: Pseudonymizer) => new IdentityEmailDigest(() => keys),
+    inject: [Pseudonymizer],
+  },
   IdentitiesRepository,
   IdentityProvidersRepository,
   MembershipsRepository,

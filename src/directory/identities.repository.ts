@@ -4,6 +4,7 @@ import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { newId } from '../platform/crypto/ids';
 import { IdentityEntity, type IdentityProvider } from '../platform/database/entities/identity.entity';
 import { UserEntity, type UserKind } from '../platform/database/entities/user.entity';
+import { IdentityEmailDigest } from './identity-email-digest';
 
 export interface ResolvedIdentity {
   readonly user: UserEntity;
@@ -85,7 +86,10 @@ function userOf(row: Record<string, unknown>): UserEntity {
  */
 @Injectable()
 export class IdentitiesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly emailDigest: IdentityEmailDigest,
+  ) {}
 
   async findIdentity(
     tenantId: string,
@@ -118,8 +122,8 @@ export class IdentitiesRepository {
         `WITH u AS (
            INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, $3, 'active') RETURNING ${USER_COLUMNS}
          ), i AS (
-           INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata)
-           SELECT $4, $2, u.id, $5, $6, $7, $8::boolean, 'active', $9::jsonb FROM u RETURNING ${IDENTITY_COLUMNS}
+           INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata, email_digest)
+           SELECT $4, $2, u.id, $5, $6, $7, $8::boolean, 'active', $9::jsonb, $10 FROM u RETURNING ${IDENTITY_COLUMNS}
          )
          SELECT i.*, ${JOINED_USER_COLUMNS} FROM i JOIN u ON u.id = i.user_id`,
         [
@@ -132,6 +136,7 @@ export class IdentitiesRepository {
           claim.email,
           claim.emailVerified,
           JSON.stringify(claim.metadata),
+          this.emailDigest.of(claim),
         ],
       );
       if (!row) throw new Error('identity creation returned no row');

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { canonicalEmail } from './email-address';
+import { IdentityEmailDigest } from './identity-email-digest';
 import { nullableTimestamp, text, timestamp, type Row } from './row-decoders';
 
 /** A session row of a player, as the console lists it (contract 15). */
@@ -21,21 +21,28 @@ const toSession = (row: Row): PlayerSessionRow => ({
 
 /**
  * The console's look-ups of a tenant's players (contract 15). A player is found by an exact id or
- * an exact email address only, never by a pattern: the address goes through the unique index of
- * email identities (tenant, provider, subject) in its canonical form, so a look-up reads one
- * index entry and no query ever scans or compares addresses.
+ * an exact email address only, never by a pattern. An address is looked up by its keyed digest
+ * (issue 26) on the (tenant, email_digest) index: the plain address columns are never read or
+ * compared, and the address itself never reaches the database.
  */
 @Injectable()
 export class PlayerLookupRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly emailDigest: IdentityEmailDigest,
+  ) {}
 
-  /** The id of the player of the tenant whose email identity is exactly this address, if any. */
-  async userIdByEmail(tenantId: string, email: string): Promise<string | null> {
-    const [row] = await this.db.query<Row[]>(
-      `SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = 'email' AND provider_subject = $2`,
-      [tenantId, canonicalEmail(email)],
+  /**
+   * The players of the tenant with an identity of exactly this address: an email identity, or a
+   * provider's with this verified email. The digest under every PRIVACY_KEY is asked for, so rows
+   * digested before a rotation are found until `identity redigest` moves them to the new key.
+   */
+  async userIdsByEmail(tenantId: string, email: string): Promise<string[]> {
+    const rows = await this.db.query<Row[]>(
+      `SELECT DISTINCT user_id FROM identities WHERE tenant_id = $1 AND email_digest = ANY($2::text[]) ORDER BY user_id`,
+      [tenantId, this.emailDigest.candidates(email)],
     );
-    return row ? text(row, 'user_id') : null;
+    return rows.map((r) => text(r, 'user_id'));
   }
 
   /** The session rows of a player that have neither ended nor been revoked, newest first. */

@@ -183,9 +183,10 @@ export class UserRecordsRepository {
       await m.query('DELETE FROM users WHERE id = $1', [userId]);
       for (const { value } of personal) {
         await m.query(
+          // In any case: a provider may have given the address in another case than a row keeps.
           `UPDATE audit_events SET data = '{"redacted": true}'::jsonb
-            WHERE tenant_id = $1 AND strpos(data::text, $2) > 0`,
-          [tenantId, JSON.stringify(value).slice(1, -1)],
+            WHERE tenant_id = $1 AND strpos(lower(data::text), $2) > 0`,
+          [tenantId, JSON.stringify(value.toLowerCase()).slice(1, -1)],
         );
       }
       await this.audit.record({ type: 'user.deleted', tenantId, subject: userId, data: { by } }, m);

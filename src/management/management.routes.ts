@@ -113,10 +113,14 @@ export const MANAGEMENT_ROUTES = {
     operation: {
       operationId: 'findTenantPlayer',
       tags,
-      summary: 'Find a player by exact user id or exact email address (developer and up); never a pattern',
+      summary:
+        'Find a player by exact user id or exact email address (developer and up): an address by its keyed digest, never a pattern',
       parameters: [param('id', 'path'), param('q', 'query')],
       responses: {
-        200: ok('the player, or none', PLAYERS),
+        200: ok(
+          'the player of that id, or the players with an identity of that verified address; none when nobody',
+          PLAYERS,
+        ),
         400: error('invalid_request: q is neither a user id nor an email address'),
         ...TENANT_ERRORS,
       },

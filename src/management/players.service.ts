@@ -37,12 +37,13 @@ export class PlayersService {
 
   async search(access: MemberTenantAccess, q: string): Promise<{ users: PlayerView[] }> {
     const tenantId = access.tenant.id;
-    let userId: string | null;
-    if (USER_ID.test(q)) userId = q;
-    else if (EMAIL_ADDRESS.test(canonicalEmail(q))) userId = await this.lookup.userIdByEmail(tenantId, q);
+    let userIds: string[];
+    if (USER_ID.test(q)) userIds = [q];
+    else if (EMAIL_ADDRESS.test(canonicalEmail(q))) userIds = await this.lookup.userIdsByEmail(tenantId, q);
     else throw new AppError('invalid_request', 'q must be a user id (usr_…) or an email address.');
-    const user = userId === null ? null : await this.users.find(tenantId, userId);
-    return { users: user ? [toPlayerView(user)] : [] };
+    // One address may be verified on identities of several players (an email sign-in and a provider's).
+    const users = await Promise.all(userIds.map((id) => this.users.find(tenantId, id)));
+    return { users: users.filter((u): u is UserRecord => u !== null).map(toPlayerView) };
   }
 
   async show(access: MemberTenantAccess, userId: string): Promise<{ user: PlayerView; sessions: PlayerSessionView[] }> {

@@ -73,3 +73,33 @@ export async function auditRows(
   );
   return rows;
 }
+
+/** An event of the tenant's trail as `GET …/audit` answers it. */
+export interface AuditEvent {
+  id: string;
+  type: string;
+  subject: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** Every page of acme's trail as its viewer reads it, following next_before, with each page's size. */
+export async function auditTrail(
+  w: ConsoleTenant,
+  query: Record<string, string> = {},
+): Promise<{ events: AuditEvent[]; pages: number[] }> {
+  const events: AuditEvent[] = [];
+  const pages: number[] = [];
+  let before: string | null = null;
+  do {
+    const res = await w
+      .as('viewer')
+      .get(`/management/tenants/${w.tenantId}/audit`)
+      .query({ ...query, ...(before === null ? {} : { before }) })
+      .expect(200);
+    events.push(...(res.body.events as AuditEvent[]));
+    pages.push(res.body.events.length as number);
+    before = res.body.next_before as string | null;
+  } while (before !== null);
+  return { events, pages };
+}

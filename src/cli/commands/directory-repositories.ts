@@ -1,9 +1,11 @@
 import { ChatPlatformAppsRepository } from '../../directory/chat-platform-apps.repository';
 import { ClientsRepository } from '../../directory/clients.repository';
 import { IdentitiesRepository } from '../../directory/identities.repository';
+import { IdentityEmailDigest } from '../../directory/identity-email-digest';
 import { IdentityProvidersRepository } from '../../directory/identity-providers.repository';
 import { MembershipsRepository } from '../../directory/memberships.repository';
 import { TenantsRepository } from '../../directory/tenants.repository';
+import type { Pseudonymizer } from '../../platform/crypto/digests';
 import { ChatPlatformAppEntity } from '../../platform/database/entities/chat-platform-app.entity';
 import { ClientEntity } from '../../platform/database/entities/client.entity';
 import { IdentityProviderEntity } from '../../platform/database/entities/identity-provider.entity';
@@ -26,7 +28,13 @@ export async function membershipsRepository(ctx: CliContext): Promise<Membership
 }
 
 export async function identitiesRepository(ctx: CliContext): Promise<IdentitiesRepository> {
-  return new IdentitiesRepository(await ctx.db());
+  return new IdentitiesRepository(await ctx.db(), identityEmailDigest(ctx));
+}
+
+/** Loads PRIVACY_KEY only when a digest is made: `membership add` writes none (control plane). */
+export function identityEmailDigest(ctx: CliContext): IdentityEmailDigest {
+  let keys: Pseudonymizer | null = null;
+  return new IdentityEmailDigest(() => (keys ??= ctx.pseudonymizer()));
 }
 
 export async function chatAppsRepository(ctx: CliContext): Promise<ChatPlatformAppsRepository> {

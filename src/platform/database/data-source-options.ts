@@ -8,6 +8,7 @@ import { SessionRevokedAt1764000004100 } from '../../../migrations/1764000004100
 import { RetentionAndAudit1764000014000 } from '../../../migrations/1764000014000-retention-and-audit';
 import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
+import { IdentityEmailDigest1764000020000 } from '../../../migrations/1764000020000-identity-email-digest';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
 import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   IdentityProviders1764000017000,
   ConsoleStatsAndAuditPaging1764000018000,
   DailyStatsShards1764000019000,
+  IdentityEmailDigest1764000020000,
 ];
 
 /**

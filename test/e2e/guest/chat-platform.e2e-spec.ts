@@ -1,3 +1,4 @@
+import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
 import { GuestApiError, GuestClient } from '../../../sdk/src/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
@@ -38,6 +39,21 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       .set('Cookie', cookieOf(c));
   }
 
+  const emailDigestOf = async (subject: string): Promise<string | null> =>
+    (
+      await w.t.pg.query(
+        `SELECT email_digest FROM identities WHERE provider = 'chat_platform' AND provider_subject = $1`,
+        [subject],
+      )
+    ).rows[0].email_digest as string | null;
+  const verifiedChat = (email: string) => ({
+    tenantId: 'acme',
+    provider: 'chat_platform',
+    providerSubject: 'any',
+    email,
+    emailVerified: true,
+  });
+
   it('upgrades a guest with a chat-platform account read from the user API', async () => {
     const c = w.client();
     const created = await c.createGuest();
@@ -63,6 +79,10 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       `SELECT user_id, metadata FROM identities WHERE provider = 'chat_platform' AND provider_subject = '80351110224678912'`,
     );
     expect(row.rows).toEqual([{ user_id: created.user_id, metadata: { username: 'nelly', global_name: null } }]);
+    // The verified address is found by its digest (issue 26).
+    expect(await emailDigestOf('80351110224678912')).toBe(
+      w.t.app.get(IdentityEmailDigest).of(verifiedChat('nelly@example.com')),
+    );
   });
 
   it('keeps an unverified platform email out of the identity', async () => {
@@ -79,6 +99,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       new URL(callback.headers.location as string).searchParams.get('proof_id') as string,
     );
     expect(upgraded.linked_identity.email).toBeNull();
+    expect(await emailDigestOf('111')).toBeNull();
   });
 
   it('refuses a replayed or foreign state; a callback without the flow cookie goes back to the game with access_denied', async () => {

@@ -1,5 +1,4 @@
-import { Client } from 'pg';
-import { PG_BASE } from '../../support/database';
+import { PostgresOutage } from '../../support/postgres-outage';
 import { PrivateRedis } from '../../support/private-redis';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { eventually } from '../../support/eventually';
@@ -94,15 +93,13 @@ describe('guest API fails closed when Redis stalls', () => {
 
 describe('guest API fails closed when PostgreSQL refuses connections', () => {
   let w: GuestWorld;
-  let admin: Client;
+  let outage: PostgresOutage;
   beforeAll(async () => {
     w = await startGuestWorld({ RATE_LIMITS: 'off' });
-    admin = new Client({ connectionString: `${PG_BASE}/postgres` });
-    await admin.connect();
+    outage = await PostgresOutage.of(w.t.databaseName);
   });
   afterAll(async () => {
-    await admin.query(`ALTER DATABASE ${w.t.databaseName} ALLOW_CONNECTIONS true`);
-    await admin.end();
+    await outage.end();
     await w.close();
   });
 
@@ -112,11 +109,7 @@ describe('guest API fails closed when PostgreSQL refuses connections', () => {
     await c.createLinkingIntent();
     const proof = await emailProof(w, c, 'pg-down@example.com');
 
-    await admin.query(`ALTER DATABASE ${w.t.databaseName} ALLOW_CONNECTIONS false`);
-    await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [w.t.databaseName],
-    );
+    await outage.cut();
     try {
       const create = await w.t
         .auth()
@@ -139,21 +132,17 @@ describe('guest API fails closed when PostgreSQL refuses connections', () => {
         token: undefined,
       });
     } finally {
-      await admin.query(`ALTER DATABASE ${w.t.databaseName} ALLOW_CONNECTIONS true`);
+      await outage.restore();
     }
     await eventually(async () => (await w.t.auth().get('/readyz')).status === 200, 10_000);
     // The guest's session survived; its identity count is unchanged, and a fresh guest can be made.
     // (t.pg was cut with the rest, so a fresh connection reads the rows.)
-    const pg = new Client({ connectionString: `${PG_BASE}/${w.t.databaseName}` });
-    await pg.connect();
-    try {
+    await outage.fresh(async (pg) => {
       const attached = await pg.query(`SELECT count(*)::int AS n FROM identities WHERE user_id = $1`, [c.userId]);
       expect(attached.rows[0].n).toBe(0);
       const stray = await pg.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [c.userId]);
       expect(stray.rows[0].n).toBe(1);
-    } finally {
-      await pg.end();
-    }
+    });
     expect(await c.createLinkingIntent()).toMatchObject({ intent_id: expect.stringMatching(/^lnk_/) });
     await w.client().createGuest();
   });

@@ -1,3 +1,4 @@
+import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -32,10 +33,10 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
   const proofKeys = async () => (await w.t.redisKeys()).filter((k) => k.includes(':prf:'));
   const identityRows = async (provider: string, subject: string) =>
     (
-      await w.t.pg.query(`SELECT user_id, email FROM identities WHERE provider = $1 AND provider_subject = $2`, [
-        provider,
-        subject,
-      ])
+      await w.t.pg.query(
+        `SELECT user_id, email, email_digest FROM identities WHERE provider = $1 AND provider_subject = $2`,
+        [provider, subject],
+      )
     ).rows;
 
   /** The browser flow from `GET providers/{id}/start` to the game's redirect URI. */
@@ -136,8 +137,13 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
         user_id: created.user_id,
         linked_identity: { provider: 'google', provider_subject: 'native-1', email: 'native@example.com' },
       });
+      // The verified address is found by its digest (issue 26).
       expect(await identityRows('google', 'native-1')).toEqual([
-        { user_id: created.user_id, email: 'native@example.com' },
+        {
+          user_id: created.user_id,
+          email: 'native@example.com',
+          email_digest: w.t.app.get(IdentityEmailDigest).candidates('native@example.com')[0],
+        },
       ]);
       expect(await c.me()).toMatchObject({
         guest: false,
@@ -363,7 +369,9 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const proof = GuestClient.providerRedirectResult(back.toString());
       const signedIn = await c.signIn(proof.proof_id);
       expect(signedIn.user_id).toMatch(/^usr_/);
-      expect(await identityRows('google', 'page-1')).toEqual([{ user_id: signedIn.user_id, email: null }]);
+      expect(await identityRows('google', 'page-1')).toEqual([
+        { user_id: signedIn.user_id, email: null, email_digest: null },
+      ]);
     });
 
     it('Sign in with Apple: form_post callback, client-secret JWT by client_secret_post, private-relay email sent once with email_verified "true"', async () => {
@@ -390,7 +398,13 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const second = await browserRound(again, 'apple');
       const signedIn = await again.signIn(GuestClient.providerRedirectResult(second.toString()).proof_id);
       expect(signedIn.user_id).toBe(created.user_id);
-      expect(await identityRows('apple', '001234.apple')).toEqual([{ user_id: created.user_id, email: relay }]);
+      expect(await identityRows('apple', '001234.apple')).toEqual([
+        {
+          user_id: created.user_id,
+          email: relay,
+          email_digest: w.t.app.get(IdentityEmailDigest).candidates(relay)[0],
+        },
+      ]);
     });
 
     it('Sign in with Apple refuses a client secret signed with another key: the flow ends with error, no proof', async () => {

@@ -4,17 +4,9 @@ import { GuestClient } from '../../../sdk/src/guest-client';
 import { MemoryCookieJar } from '../../../sdk/src/cookie-jar';
 import { MemorySecureStorage } from '../../../sdk/src/secure-storage';
 import { createClient, emailUserId } from '../../support/console-fixtures';
-import { startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
+import { auditTrail, startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
 
 const T = '/management/tenants/acme';
-
-interface AuditEvent {
-  id: string;
-  type: string;
-  subject: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
 
 /** Contract 15: the audit trail (newest first, 50 a page) and the daily counts of a tenant. */
 describe('management API: audit trail and daily stats (contract 15)', () => {
@@ -33,23 +25,7 @@ describe('management API: audit trail and daily stats (contract 15)', () => {
     await c.startEmail(email);
     return (await c.verifyEmail(email, await w.t.smtp.waitForCode(email, { after }))).proof_id;
   };
-  /** Every page of the trail, following next_before, with the number of pages read. */
-  const allPages = async (query: Record<string, string> = {}): Promise<{ events: AuditEvent[]; pages: number[] }> => {
-    const events: AuditEvent[] = [];
-    const pages: number[] = [];
-    let before: string | null = null;
-    do {
-      const res = await w
-        .as('viewer')
-        .get(`${T}/audit`)
-        .query({ ...query, ...(before === null ? {} : { before }) })
-        .expect(200);
-      events.push(...(res.body.events as AuditEvent[]));
-      pages.push(res.body.events.length as number);
-      before = res.body.next_before as string | null;
-    } while (before !== null);
-    return { events, pages };
-  };
+  const allPages = (query: Record<string, string> = {}) => auditTrail(w, query);
 
   beforeAll(async () => {
     w = await startConsoleTenant();

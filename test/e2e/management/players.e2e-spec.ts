@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { IdentitiesRepository } from '../../../src/directory/identities.repository';
+import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
 import { createClient, emailUserId } from '../../support/console-fixtures';
-import { auditRows, startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
+import { auditRows, auditTrail, startConsoleTenant, type ConsoleTenant } from '../../support/console-tenant';
 
 const T = '/management/tenants/acme';
 const flowId = (): string => `flw_${randomBytes(18).toString('base64url')}`;
@@ -78,30 +80,78 @@ describe('management API: players and their sessions (contract 15)', () => {
       expect(res.body).toEqual({ users: [] });
     });
 
-    it('looks an address up with one exact match on the unique identity index: no pattern, no scan of addresses', async () => {
+    it('looks an address up by its digest on the (tenant, email_digest) index: the address never reaches the database', async () => {
       const db = w.t.app.get(DataSource);
       const spy = jest.spyOn(db, 'query');
       try {
         await w.as('developer').get(`${T}/users`).query({ q: ' Player@Example.COM ' }).expect(200);
         const issued = spy.mock.calls.map(([sql, params]) => [String(sql).replace(/\s+/g, ' ').trim(), params]);
-        // The one statement that is given the address: an exact match on the indexed subject.
-        expect(issued.filter(([, params]) => JSON.stringify(params).includes('player@example.com'))).toEqual([
+        const digests = w.t.app.get(IdentityEmailDigest).candidates('player@example.com');
+        // The one statement given the digests: an exact match on them, in this tenant.
+        expect(issued.filter(([, params]) => JSON.stringify(params).includes(digests[0]!))).toEqual([
           [
-            "SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = 'email' AND provider_subject = $2",
-            ['acme', 'player@example.com'],
+            'SELECT DISTINCT user_id FROM identities WHERE tenant_id = $1 AND email_digest = ANY($2::text[]) ORDER BY user_id',
+            ['acme', digests],
           ],
         ]);
-        // No statement compares an address column with anything but that exact value.
-        for (const [sql] of issued) expect(sql).not.toMatch(/\b(I?LIKE|SIMILAR TO|~|lower\(|email\s*=)/i);
+        // No statement is given the address, none matches a pattern, and none compares a plain
+        // address column with anything (the found player's identities are read by user id).
+        for (const [sql, params] of issued) {
+          expect(JSON.stringify(params).toLowerCase()).not.toContain('player@example.com');
+          expect(sql).not.toMatch(/\b(I?LIKE|SIMILAR TO|lower\()|~/i);
+          expect(sql).not.toMatch(/\b(provider_subject|email)\s*(=|<>|!=|\bIN\b)/i);
+        }
         const plan = await w.t.pg.query(
-          `SET enable_seqscan = off; EXPLAIN SELECT user_id FROM identities WHERE tenant_id = 'acme' AND provider = 'email' AND provider_subject = 'player@example.com'`,
+          `SET enable_seqscan = off; EXPLAIN SELECT DISTINCT user_id FROM identities WHERE tenant_id = 'acme' AND email_digest = ANY(ARRAY['a', 'b']) ORDER BY user_id`,
         );
         const rows = (Array.isArray(plan) ? plan.at(-1) : plan) as { rows: Array<{ 'QUERY PLAN': string }> };
-        expect(rows.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/identities_subject_unique/);
+        expect(rows.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/identities_email_digest/);
       } finally {
         spy.mockRestore();
         await w.t.pg.query('RESET enable_seqscan');
       }
+    });
+
+    it('finds a provider identity by its verified email, never by an unverified one', async () => {
+      const identities = w.t.app.get(IdentitiesRepository);
+      const claim = { tenantId: 'acme', metadata: {} };
+      const verified = await identities.resolveOrCreate(
+        { ...claim, provider: 'google', providerSubject: 'g-1001', email: 'Gamer@Mail.example', emailVerified: true },
+        'regular',
+      );
+      await identities.resolveOrCreate(
+        {
+          ...claim,
+          provider: 'chat_platform',
+          providerSubject: 'c-2002',
+          email: 'unproven@mail.example',
+          emailVerified: false,
+        },
+        'regular',
+      );
+      const found = await w.as('developer').get(`${T}/users`).query({ q: 'gamer@mail.example' }).expect(200);
+      expect(found.body.users.map((u: { id: string }) => u.id)).toEqual([verified.user.id]);
+      expect(found.body.users[0].identities).toEqual([{ provider: 'google', provider_subject: 'g-1001' }]);
+      expect(
+        (await w.as('developer').get(`${T}/users`).query({ q: 'unproven@mail.example' }).expect(200)).body,
+      ).toEqual({ users: [] });
+    });
+
+    it('finds every player of the tenant that proved the address: an email identity and a provider one', async () => {
+      const emailOwner = await emailPlayer('shared@mail.example');
+      const { user } = await w.t.app.get(IdentitiesRepository).resolveOrCreate(
+        {
+          tenantId: 'acme',
+          provider: 'chat_platform',
+          providerSubject: 'c-3003',
+          email: 'Shared@Mail.example',
+          emailVerified: true,
+          metadata: {},
+        },
+        'regular',
+      );
+      const res = await w.as('developer').get(`${T}/users`).query({ q: 'shared@mail.example' }).expect(200);
+      expect(res.body.users.map((u: { id: string }) => u.id)).toEqual([emailOwner, user.id].sort());
     });
 
     it('finds nobody for a player id of another tenant', async () => {
@@ -181,26 +231,58 @@ describe('management API: players and their sessions (contract 15)', () => {
     });
   });
 
-  it('DELETE users/{userId} erases the player as the CLI does: no row keeps the address, the id finds nobody', async () => {
+  it('DELETE users/{userId} erases the player as the CLI does: no row keeps the address or its digest, the audit API shows neither, the id finds nobody', async () => {
     const address = 'leaving@example.com';
     const id = await emailPlayer(address);
-    // A row that once held the address (as an identity event might): erasure must redact it.
-    await w.t.pg.query(
-      `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('identity.linked', 'acme', $1, $2)`,
-      [id, JSON.stringify({ email: address })],
+    const { user: other } = await w.t.app.get(IdentitiesRepository).resolveOrCreate(
+      {
+        tenantId: 'acme',
+        provider: 'google',
+        providerSubject: 'g-leaving',
+        email: 'Leaving@Example.com',
+        emailVerified: true,
+        metadata: {},
+      },
+      'regular',
     );
+    const digests = w.t.app.get(IdentityEmailDigest).candidates(address);
+    // Rows that once held the address (as an identity event might), in the case a provider gave it:
+    // erasure must redact them.
+    for (const email of [address, 'Leaving@Example.com'])
+      await w.t.pg.query(
+        `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('identity.linked', 'acme', $1, $2)`,
+        [id, JSON.stringify({ email })],
+      );
     expect((await w.as('owner').delete(`${T}/users/${id}`).expect(200)).body).toEqual({ deleted: true });
     const { rows } = await w.t.pg.query(
-      `SELECT count(*)::int AS n FROM audit_events WHERE data::text LIKE '%leaving@%'`,
+      `SELECT count(*)::int AS n FROM audit_events WHERE data::text ILIKE '%leaving@%'`,
     );
     expect(rows).toEqual([{ n: 0 }]);
+    const { events: trail } = await auditTrail(w);
+    expect(trail.length).toBeGreaterThan(2);
+    expect(JSON.stringify(trail).toLowerCase()).not.toContain('leaving@');
+    // The erased player's identity and digest are gone; the other player's stays until erased too.
+    const left = await w.t.pg.query(
+      `SELECT user_id, email_digest FROM identities WHERE email_digest = ANY($1) OR provider_subject = $2`,
+      [digests, address],
+    );
+    expect(left.rows).toEqual([{ user_id: other.id, email_digest: digests[0] }]);
+    expect(
+      (await w.as('developer').get(`${T}/users`).query({ q: address }).expect(200)).body.users.map(
+        (u: { id: string }) => u.id,
+      ),
+    ).toEqual([other.id]);
+    await w.as('owner').delete(`${T}/users/${other.id}`).expect(200);
+    expect(
+      (await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE email_digest = ANY($1)`, [digests])).rows,
+    ).toEqual([{ n: 0 }]);
     expect((await w.as('developer').get(`${T}/users`).query({ q: address }).expect(200)).body).toEqual({ users: [] });
     await w.as('developer').get(`${T}/users/${id}`).expect(404);
     await w.as('owner').delete(`${T}/users/${id}`).expect(404);
-    expect((await auditRows(w.t, 'acme', 'console.user.delete')).at(-1)).toEqual({
+    expect((await auditRows(w.t, 'acme', 'console.user.delete')).at(-2)).toEqual({
       subject: id,
       data: { actor_id: w.userIds.owner, revoked_sessions: 0 },
     });
-    expect((await auditRows(w.t, 'acme', 'user.deleted')).at(-1)).toEqual({ subject: id, data: { by: 'console' } });
+    expect((await auditRows(w.t, 'acme', 'user.deleted')).at(-2)).toEqual({ subject: id, data: { by: 'console' } });
   });
 });

@@ -367,6 +367,20 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
       },
     ],
   ],
+  [
+    'identity redigest',
+    [
+      // acme's owner (membership add, above) is a console member: no address digest to write.
+      { argv: ['identity', 'redigest'], env: 'privacy', status: 0, says: { digested: 0 } },
+      { argv: ['identity', 'redigest', '--batch', '1'], env: 'privacy', status: 0, says: { digested: 0 } },
+      { argv: ['identity', 'redigest', '--batch', '0'], env: 'privacy', status: 1, says: invalid() },
+      {
+        argv: ['identity', 'redigest'],
+        status: 1,
+        says: { error: 'configuration', message: expect.stringContaining('PRIVACY_KEY: required') },
+      },
+    ],
+  ],
 ];
 
 /** The compiled CLI with `input` on stdin. */
@@ -456,6 +470,8 @@ describe('admin CLI: each command, as it succeeds and as it refuses', () => {
       ['admin.membership.remove', 'acme', expect.stringMatching(/^usr_/)],
       ['admin.chat.configure', 'acme', 'acme'],
       ['admin.chat.configure', 'acme', 'acme'],
+      ['admin.identity.redigest', 'control-plane', 'identities'],
+      ['admin.identity.redigest', 'control-plane', 'identities'],
     ]);
     expect(JSON.stringify(rows)).not.toMatch(/s3cret|dev@acme|ops@acme/);
   });

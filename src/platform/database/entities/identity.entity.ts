@@ -12,6 +12,8 @@ export class IdentityEntity {
   @Column('text', { name: 'provider_subject' }) providerSubject!: string;
   @Column('text', { nullable: true }) email!: string | null;
   @Column('boolean', { name: 'email_verified' }) emailVerified!: boolean;
+  /** Keyed digest of the address a player is found by (src/directory/identity-email-digest.ts). */
+  @Column('text', { name: 'email_digest', nullable: true, select: false }) emailDigest?: string | null;
   @Column('text') status!: 'active' | 'inactive';
   @Column('jsonb') metadata!: Record<string, string | null>;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;

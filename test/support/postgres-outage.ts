@@ -1,0 +1,48 @@
+import { Client } from 'pg';
+import { PG_BASE } from './database';
+
+/**
+ * Takes a suite's database away as an outage would: new connections refused and every open one
+ * (the service's pool, the suite's own t.pg) cut; then gives it back. Reads afterwards go through
+ * `fresh`, since the suite's connection was cut with the rest.
+ */
+export class PostgresOutage {
+  private constructor(
+    private readonly admin: Client,
+    private readonly databaseName: string,
+  ) {}
+
+  static async of(databaseName: string): Promise<PostgresOutage> {
+    const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+    await admin.connect();
+    return new PostgresOutage(admin, databaseName);
+  }
+
+  async cut(): Promise<void> {
+    await this.admin.query(`ALTER DATABASE ${this.databaseName} ALLOW_CONNECTIONS false`);
+    await this.admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [this.databaseName],
+    );
+  }
+
+  async restore(): Promise<void> {
+    await this.admin.query(`ALTER DATABASE ${this.databaseName} ALLOW_CONNECTIONS true`);
+  }
+
+  /** Runs `read` on a new connection to the suite's database. */
+  async fresh<T>(read: (pg: Client) => Promise<T>): Promise<T> {
+    const pg = new Client({ connectionString: `${PG_BASE}/${this.databaseName}` });
+    await pg.connect();
+    try {
+      return await read(pg);
+    } finally {
+      await pg.end();
+    }
+  }
+
+  async end(): Promise<void> {
+    await this.restore();
+    await this.admin.end();
+  }
+}
