@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { newId } from '../platform/crypto/ids';
 import { IdentityEntity, type IdentityProvider } from '../platform/database/entities/identity.entity';
 import { UserEntity, type UserKind } from '../platform/database/entities/user.entity';
 import { IdentityEmailDigest } from './identity-email-digest';
+import { newRecordId } from './identifiers';
 
 export interface ResolvedIdentity {
   readonly user: UserEntity;
@@ -127,10 +127,10 @@ export class IdentitiesRepository {
          )
          SELECT i.*, ${JOINED_USER_COLUMNS} FROM i JOIN u ON u.id = i.user_id`,
         [
-          newId('usr'),
+          newRecordId('user'),
           claim.tenantId,
           newUserKind,
-          newId('idn'),
+          newRecordId('identity'),
           claim.provider,
           claim.providerSubject,
           claim.email,

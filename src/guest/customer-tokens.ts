@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { newId } from '../platform/crypto/ids';
 import { AccessTokenVerifier } from '../platform/keys/access-token-verifier';
 import { KeyRing } from '../platform/keys/key-ring';
+import { newTokenId } from '../directory/identifiers';
 
 export interface CustomerClaims {
   readonly tenantId: string;
@@ -49,7 +49,7 @@ export class CustomerTokens {
       aud: input.clientId,
       iat: now,
       exp: now + expiresIn,
-      jti: newId('evt').slice(4),
+      jti: newTokenId(),
       client_id: input.clientId,
       sid: input.sessionId,
       scope: input.scope,

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { newId } from '../platform/crypto/ids';
 import {
   arrayReply,
   decodeJson,
@@ -12,6 +11,7 @@ import {
 } from '../platform/redis/decode';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
 import { RedisScript } from '../platform/redis/redis-script';
+import { newRecordId } from '../directory/identifiers';
 
 /**
  * One-time records of a browser flow: provider proofs, the upgrade proof of a new guest and the
@@ -137,7 +137,7 @@ export class FlowRecordsStore {
   constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   async putProof(flowId: string, proof: ProviderProof | UpgradeProof, ttlSeconds: number): Promise<string> {
-    const proofId = newId('prf');
+    const proofId = newRecordId('proof');
     await this.redis.set(proofKey(flowId, proofId), JSON.stringify(proof), 'EX', ttlSeconds);
     return proofId;
   }
@@ -171,7 +171,7 @@ export class FlowRecordsStore {
     intent: Omit<LinkingIntent, 'intentId'>,
     ttlSeconds: number,
   ): Promise<{ outcome: 'created' | 'renewed'; intent: LinkingIntent } | { outcome: 'conflict' }> {
-    const fresh: LinkingIntent = { intentId: newId('lnk'), ...intent };
+    const fresh: LinkingIntent = { intentId: newRecordId('linkingIntent'), ...intent };
     const reply = await PUT_INTENT.run(
       this.redis,
       [intentKey(flowId)],

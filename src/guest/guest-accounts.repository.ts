@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { newId } from '../platform/crypto/ids';
 import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { UserEntity } from '../platform/database/entities/user.entity';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
+import { newRecordId } from '../directory/identifiers';
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
 export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
@@ -28,7 +28,7 @@ export class GuestAccountsRepository {
    * Returns null, writing nothing, when the row has changed.
    */
   async createGuestWithSession(client: ClientEntity, sessionId: string, ttlSeconds: number): Promise<string | null> {
-    const id = newId('usr');
+    const id = newRecordId('user');
     const rows = await this.db.query<unknown[]>(
       `WITH c AS (
          SELECT 1 FROM clients c JOIN tenants t ON t.id = c.tenant_id

@@ -1,24 +1,20 @@
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-
-import { CLIENT_ID_PATTERN, ID_PATTERN } from '../platform/crypto/ids';
-
-const FLOW_ID = ID_PATTERN('flw');
-const PROOF_ID = ID_PATTERN('prf');
+import { CLIENT_ID_PATTERN, FLOW_ID_PATTERN, PROOF_ID_PATTERN } from '../directory/identifiers';
 
 /** `{client_id, browser_flow_id}`: every guest-facing body starts with these (contract 6). */
 export class FlowBoundDto {
   @IsString() @Matches(CLIENT_ID_PATTERN) client_id!: string;
   @IsString()
-  @Matches(FLOW_ID, { message: `browser_flow_id must match ${FLOW_ID.source}` })
+  @Matches(FLOW_ID_PATTERN, { message: `browser_flow_id must match ${FLOW_ID_PATTERN.source}` })
   browser_flow_id!: string;
 }
 
 export class LinkingIntentDto extends FlowBoundDto {
-  @IsOptional() @IsString() @Matches(PROOF_ID) upgrade_proof_id?: string;
+  @IsOptional() @IsString() @Matches(PROOF_ID_PATTERN) upgrade_proof_id?: string;
 }
 
 export class ProofDto extends FlowBoundDto {
-  @IsString() @Matches(PROOF_ID) proof_id!: string;
+  @IsString() @Matches(PROOF_ID_PATTERN) proof_id!: string;
 }
 
 export class TenantEmailStartDto extends FlowBoundDto {

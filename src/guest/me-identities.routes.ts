@@ -1,4 +1,4 @@
-import { FLOW, IDENTITY_PROVIDER } from '../http/openapi/browser-flow';
+import { FLOW, IDENTITY_PROVIDER } from './browser-flow.schema';
 import { body, param, TENANT_PARAM } from '../http/openapi/requests';
 import { error, ok, pick } from '../http/openapi/responses';
 import { obj, str } from '../http/openapi/schema';

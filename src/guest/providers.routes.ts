@@ -1,4 +1,4 @@
-import { FLOW } from '../http/openapi/browser-flow';
+import { FLOW } from './browser-flow.schema';
 import { body, param, TENANT_PARAM } from '../http/openapi/requests';
 import { error, media, ok, pick } from '../http/openapi/responses';
 import { obj, str } from '../http/openapi/schema';

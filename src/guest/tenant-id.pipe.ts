@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 import { AppError } from '../errors/app-error';
-import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
+import { TENANT_ID_PATTERN } from '../directory/identifiers';
 
 /** A path tenant id that cannot name a tenant is answered like an unknown tenant. */
 @Injectable()

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { safeEqual, sha256 } from '../platform/crypto/digests';
-import { newId, newSecret } from '../platform/crypto/ids';
+import { newSecret } from '../platform/crypto/ids';
 import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
+import { newRecordId } from '../directory/identifiers';
 
 export const CONTROL_FLOW_COOKIE = '__Host-svc_control_flow';
 export const CONTROL_FLOW_TTL_SECONDS = 3600;
@@ -34,7 +35,7 @@ export class ControlFlowsStore {
   constructor(private readonly store: OneTimeStore) {}
 
   async create(flow: Omit<ControlFlow, 'cookieHash'>): Promise<{ flowId: string; cookie: string }> {
-    const flowId = newId('flw');
+    const flowId = newRecordId('flow');
     const cookie = newSecret();
     await this.store.put(
       key(flowId),

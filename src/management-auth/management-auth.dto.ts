@@ -1,12 +1,8 @@
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-
-import { ID_PATTERN } from '../platform/crypto/ids';
-
-const FLOW_ID = ID_PATTERN('flw');
-const SESSION_ID = ID_PATTERN('ses');
+import { FLOW_ID_PATTERN, SESSION_ID_PATTERN } from '../directory/identifiers';
 
 export class EmailStartDto {
-  @IsString() @Matches(FLOW_ID) flow_id!: string;
+  @IsString() @Matches(FLOW_ID_PATTERN) flow_id!: string;
   @IsString() @MaxLength(254) @IsEmail() email!: string;
 }
 
@@ -23,5 +19,5 @@ export class TokenRequestDto {
 }
 
 export class RevokeSessionDto {
-  @IsString() @Matches(SESSION_ID) session_id!: string;
+  @IsString() @Matches(SESSION_ID_PATTERN) session_id!: string;
 }

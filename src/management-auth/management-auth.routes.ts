@@ -1,10 +1,10 @@
-import { ID_PATTERN } from '../platform/crypto/ids';
 import { param, body } from '../http/openapi/requests';
 import { ASSET, ERRORS, error, html, ok, pick } from '../http/openapi/responses';
 import { int, obj, ref, str } from '../http/openapi/schema';
 import { TOKEN_RESPONSE } from '../http/openapi/token-sets';
 import type { RouteDeclaration } from '../http/route';
 import { MANAGEMENT_GRANT_TYPES } from './token.service';
+import { FLOW_ID_PATTERN } from '../directory/identifiers';
 
 const tags = ['control-plane'];
 
@@ -91,7 +91,7 @@ export const MANAGEMENT_AUTH_ROUTES = {
       summary: 'Send a six-digit code (exact auth Origin and flow cookie)',
       requestBody: body(
         obj({
-          flow_id: str({ pattern: ID_PATTERN('flw').source }),
+          flow_id: str({ pattern: FLOW_ID_PATTERN.source }),
           email: str({ format: 'email', maxLength: 254 }),
         }),
       ),

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { newId } from '../platform/crypto/ids';
 import { AccessTokenVerifier, type AccessTokenRules } from '../platform/keys/access-token-verifier';
 import { KeyRing } from '../platform/keys/key-ring';
 import { CONTROL_PLANE_TENANT_ID, MANAGEMENT_AUDIENCE } from '../directory/control-plane';
+import { newTokenId } from '../directory/identifiers';
 
 export interface ManagementClaims {
   readonly sub: string;
@@ -63,7 +63,7 @@ export class ManagementTokens {
       aud: MANAGEMENT_AUDIENCE,
       iat: now,
       exp: now + expiresIn,
-      jti: newId('evt').slice(4),
+      jti: newTokenId(),
       client_id: this.config.consoleClientId,
       sid: input.sessionId,
       scope: input.scope,

@@ -3,10 +3,10 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { checkClientSettings, type ClientSettings } from '../directory/client-settings';
 import { ClientsRepository, type NewClient } from '../directory/clients.repository';
 import { AppError } from '../errors/app-error';
-import { CLIENT_ID_PATTERN, newId } from '../platform/crypto/ids';
 import { toClientResponse, type ClientResponse, type CreateClientDto, type UpdateClientDto } from './clients.dto';
 import { consoleRecord } from './console-audit';
 import type { MemberTenantAccess } from './tenant-membership.guard';
+import { CLIENT_ID_PATTERN, newRecordId } from '../directory/identifiers';
 
 /**
  * The console's changes of a tenant's clients (contract 15), under the same rules as the admin
@@ -29,7 +29,7 @@ export class ConsoleClientsService {
       webOrigins: body.web_origins,
     });
     const client: NewClient = {
-      id: newId('cli'),
+      id: newRecordId('client'),
       tenantId: access.tenant.id,
       name: body.name.trim(),
       enabled: true,

@@ -4,12 +4,10 @@ import { IdentitiesRepository } from '../directory/identities.repository';
 import { checkMember } from '../directory/member-settings';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { AppError } from '../errors/app-error';
-import { ID_PATTERN } from '../platform/crypto/ids';
 import { consoleRecord } from './console-audit';
 import type { AddMemberDto, MemberView } from './members.dto';
 import type { MemberTenantAccess } from './tenant-membership.guard';
-
-const USER_ID = ID_PATTERN('usr');
+import { USER_ID_PATTERN } from '../directory/identifiers';
 
 /**
  * A tenant's members in the console (contract 15): owners add them (or change a role), under the
@@ -44,7 +42,7 @@ export class MembersService {
 
   async remove(access: MemberTenantAccess, userId: string): Promise<{ removed: true }> {
     const removed =
-      USER_ID.test(userId) &&
+      USER_ID_PATTERN.test(userId) &&
       (await this.memberships.removeRecorded(access.tenant.id, userId, [
         consoleRecord(access, 'member.remove', userId),
       ]));

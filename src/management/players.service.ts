@@ -7,14 +7,11 @@ import { UserDeactivation } from '../directory/user-deactivation';
 import { UserErasure } from '../directory/user-erasure';
 import { UserRecordsRepository, type UserRecord } from '../directory/user-records.repository';
 import { AppError } from '../errors/app-error';
-import { ID_PATTERN } from '../platform/crypto/ids';
 import { SessionStore } from '../platform/session-store/session-store';
 import { consoleRecord } from './console-audit';
 import { toPlayerSessionView, toPlayerView, type PlayerSessionView, type PlayerView } from './players.dto';
 import type { MemberTenantAccess } from './tenant-membership.guard';
-
-const USER_ID = ID_PATTERN('usr');
-const SESSION_ID = ID_PATTERN('ses');
+import { SESSION_ID_PATTERN, USER_ID_PATTERN } from '../directory/identifiers';
 
 const noSuchPlayer = (): AppError => new AppError('not_found', 'No such player in this tenant.');
 
@@ -38,7 +35,7 @@ export class PlayersService {
   async search(access: MemberTenantAccess, q: string): Promise<{ users: PlayerView[] }> {
     const tenantId = access.tenant.id;
     let userIds: string[];
-    if (USER_ID.test(q)) userIds = [q];
+    if (USER_ID_PATTERN.test(q)) userIds = [q];
     else if (EMAIL_ADDRESS.test(canonicalEmail(q))) userIds = await this.lookup.userIdsByEmail(tenantId, q);
     else throw new AppError('invalid_request', 'q must be a user id (usr_…) or an email address.');
     // One address may be verified on identities of several players (an email sign-in and a provider's).
@@ -66,7 +63,7 @@ export class PlayersService {
   }
 
   async erase(access: MemberTenantAccess, userId: string): Promise<{ deleted: true }> {
-    if (!USER_ID.test(userId)) throw noSuchPlayer();
+    if (!USER_ID_PATTERN.test(userId)) throw noSuchPlayer();
     const erased = await this.erasure.erase(access.tenant.id, userId, 'console', (e) => [
       consoleRecord(access, 'user.delete', userId, { revoked_sessions: e.revokedSessions }),
     ]);
@@ -76,7 +73,7 @@ export class PlayersService {
 
   /** Ends one session of a player of this tenant; its refresh is refused from then on. */
   async revokeSession(access: MemberTenantAccess, sessionId: string): Promise<{ revoked: boolean }> {
-    if (!SESSION_ID.test(sessionId)) throw noSuchSession();
+    if (!SESSION_ID_PATTERN.test(sessionId)) throw noSuchSession();
     const tenantId = access.tenant.id;
     const owner = await this.sessionRecords.revokeRecorded(tenantId, sessionId, (userId) => [
       { type: 'session.revoked', tenantId, subject: userId, data: { session_id: sessionId, by: 'console' } },
@@ -87,7 +84,7 @@ export class PlayersService {
   }
 
   private async player(access: MemberTenantAccess, userId: string): Promise<UserRecord> {
-    const user = USER_ID.test(userId) ? await this.users.find(access.tenant.id, userId) : null;
+    const user = USER_ID_PATTERN.test(userId) ? await this.users.find(access.tenant.id, userId) : null;
     if (!user) throw noSuchPlayer();
     return user;
   }

@@ -12,11 +12,11 @@ import { MANAGEMENT_WRITE_SCOPE } from '../directory/control-plane';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
-import { TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import type { RequestWithPrincipal } from '../http/principal';
 import type { MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantEntity } from '../platform/database/entities/tenant.entity';
 import { roleMayTake, TENANT_ACTIONS, type TenantAction } from './tenant-roles';
+import { TENANT_ID_PATTERN } from '../directory/identifiers';
 
 export interface MemberTenantAccess {
   readonly tenant: TenantEntity;

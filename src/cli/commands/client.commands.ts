@@ -1,9 +1,9 @@
 import { checkClientSettings, withoutUserinfo, type ClientSettingField } from '../../directory/client-settings';
 import { checkRedirectUri, webOriginsOf } from '../../directory/web-origins';
-import { CLIENT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, list, optional, required, type AdminCommand } from '../admin-command';
 import { clientsRepository, customerTenant } from './directory-repositories';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
+import { CLIENT_ID_PATTERN } from '../../directory/identifiers';
 
 /** The option that gives each client setting. */
 const OPTION_OF: Record<ClientSettingField, string> = {

@@ -1,7 +1,6 @@
-import { ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
+import { SESSION_ID_PATTERN } from '../../directory/identifiers';
 
-const SESSION_ID = ID_PATTERN('ses');
 import { userRecords } from './user.commands';
 import { findTargetUser, USER_TARGET_OPTIONS } from './user-target';
 
@@ -40,7 +39,7 @@ export const SESSION_COMMANDS: readonly AdminCommand[] = [
     options: { id: { type: 'string' } },
     async run(ctx, v) {
       const id = required(v, 'id');
-      if (!SESSION_ID.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
+      if (!SESSION_ID_PATTERN.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
       const owner = await (await userRecords(ctx)).sessionOwner(id);
       const sessions = await ctx.sessions();
       // The audit rows go first, in one transaction (issue 22, point 6): the Redis revocation

@@ -1,7 +1,7 @@
-import { TENANT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { tenantsRepository } from './directory-repositories';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
+import { TENANT_ID_PATTERN } from '../../directory/identifiers';
 
 export const TENANT_COMMANDS: readonly AdminCommand[] = [
   {

@@ -1,10 +1,8 @@
 import { canonicalEmail } from '../../directory/email-address';
 import type { UserRecord, UserRecordsRepository } from '../../directory/user-records.repository';
-import { ID_PATTERN, TENANT_ID_PATTERN } from '../../platform/crypto/ids';
 import { AdminInputError, optional, type OptionValues } from '../admin-command';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
-
-const USER_ID = ID_PATTERN('usr');
+import { TENANT_ID_PATTERN, USER_ID_PATTERN } from '../../directory/identifiers';
 
 export const USER_TARGET_OPTIONS = {
   email: { type: 'string' },
@@ -23,7 +21,7 @@ export async function findTargetUser(users: UserRecordsRepository, v: OptionValu
     return user;
   }
   if (email === undefined && tenant !== undefined && id !== undefined) {
-    if (!TENANT_ID_PATTERN.test(tenant) || !USER_ID.test(id))
+    if (!TENANT_ID_PATTERN.test(tenant) || !USER_ID_PATTERN.test(id))
       throw new AdminInputError('--tenant or --id is malformed');
     const user = await users.find(tenant, id);
     if (!user) throw new AdminInputError(`no user ${id} in tenant ${tenant}`);

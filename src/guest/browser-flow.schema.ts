@@ -1,10 +1,10 @@
-import { CLIENT_ID_PATTERN, ID_PATTERN } from '../../platform/crypto/ids';
-import { str } from './schema';
+import { str } from '../http/openapi/schema';
+import { CLIENT_ID_PATTERN, FLOW_ID_PATTERN } from '../directory/identifiers';
 
 /** The fields that bind a tenant request to its client and browser flow (contract 6). */
 export const FLOW = {
   client_id: str({ pattern: CLIENT_ID_PATTERN.source }),
-  browser_flow_id: str({ pattern: ID_PATTERN('flw').source }),
+  browser_flow_id: str({ pattern: FLOW_ID_PATTERN.source }),
 };
 
 /** `email`, `chat_platform`, or the id of one of the tenant's OpenID Connect providers (contract 14). */
