@@ -3,15 +3,16 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import type { ClientRecord } from './records';
 
 /** A client row to write; web origins default to none. */
-export type NewClient = Omit<ClientEntity, 'createdAt' | 'webOrigins'> & { webOrigins?: string[] };
+export type NewClient = Omit<ClientRecord, 'createdAt' | 'webOrigins'> & { readonly webOrigins?: readonly string[] };
 
 @Injectable()
 export class ClientsRepository {
   constructor(@InjectRepository(ClientEntity) private readonly clients: Repository<ClientEntity>) {}
 
-  find(id: string): Promise<ClientEntity | null> {
+  find(id: string): Promise<ClientRecord | null> {
     return this.clients.findOneBy({ id });
   }
 
@@ -22,7 +23,7 @@ export class ClientsRepository {
   async findEnabledOfActiveTenant(
     tenantId: string,
     id: string,
-  ): Promise<{ tenantActive: boolean; client: ClientEntity | null }> {
+  ): Promise<{ tenantActive: boolean; client: ClientRecord | null }> {
     const rows = await this.clients.query<Array<Record<string, unknown>>>(
       `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
          FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
@@ -39,7 +40,7 @@ export class ClientsRepository {
         id: row.id as string,
         tenantId: row.tenant_id as string,
         name: row.name as string,
-        type: row.type as ClientEntity['type'],
+        type: row.type as ClientRecord['type'],
         enabled: row.enabled as boolean,
         scopes: row.scopes as string[],
         redirectUris: row.redirect_uris as string[],
@@ -56,7 +57,7 @@ export class ClientsRepository {
    */
   async browserClientsOfActiveTenant(
     tenantId: string,
-  ): Promise<Array<Pick<ClientEntity, 'id' | 'type' | 'redirectUris' | 'webOrigins'>> | null> {
+  ): Promise<Array<Pick<ClientRecord, 'id' | 'type' | 'redirectUris' | 'webOrigins'>> | null> {
     const rows = await this.clients.query<Array<Record<string, unknown>>>(
       `SELECT c.id, c.redirect_uris, c.web_origins
          FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.enabled AND c.type = 'browser'
@@ -74,22 +75,22 @@ export class ClientsRepository {
       }));
   }
 
-  listOf(tenantId: string): Promise<ClientEntity[]> {
+  listOf(tenantId: string): Promise<ClientRecord[]> {
     return this.clients.find({ where: { tenantId }, order: { name: 'ASC', id: 'ASC' } });
   }
 
   async insert(client: NewClient): Promise<void> {
-    await this.clients.insert(client);
+    await this.clients.insert(clientRow(client));
   }
 
   async upsert(client: NewClient): Promise<void> {
-    await this.clients.upsert(client, ['id']);
+    await this.clients.upsert(clientRow(client), ['id']);
   }
 
   /** Inserts the client with its audit rows, in one transaction (issue 22: no change without its row). */
   async insertRecorded(client: NewClient, records: readonly AuditRecord[]): Promise<void> {
     await this.clients.manager.transaction(async (m) => {
-      await m.insert(ClientEntity, client);
+      await m.insert(ClientEntity, clientRow(client));
       for (const record of records) await insertAuditRecord(m, record);
     });
   }
@@ -103,8 +104,8 @@ export class ClientsRepository {
   async updateRecorded(
     tenantId: string,
     id: string,
-    change: (current: ClientEntity) => { next: ClientEntity; records: readonly AuditRecord[] },
-  ): Promise<ClientEntity | null> {
+    change: (current: ClientRecord) => { next: ClientRecord; records: readonly AuditRecord[] },
+  ): Promise<ClientRecord | null> {
     return this.clients.manager.transaction(async (m) => {
       const current = await m.findOne(ClientEntity, { where: { id, tenantId }, lock: { mode: 'pessimistic_write' } });
       if (!current) return null;
@@ -115,9 +116,9 @@ export class ClientsRepository {
         {
           name: next.name,
           enabled: next.enabled,
-          scopes: next.scopes,
-          redirectUris: next.redirectUris,
-          webOrigins: next.webOrigins,
+          scopes: [...next.scopes],
+          redirectUris: [...next.redirectUris],
+          webOrigins: [...next.webOrigins],
         },
       );
       for (const record of records) await insertAuditRecord(m, record);
@@ -129,4 +130,14 @@ export class ClientsRepository {
     const result = await this.clients.update({ id, tenantId }, { enabled: false });
     return (result.affected ?? 0) > 0;
   }
+}
+
+/** The entity's columns of a new client: TypeORM takes mutable arrays. */
+function clientRow(client: NewClient): Omit<ClientEntity, 'createdAt'> {
+  return {
+    ...client,
+    scopes: [...client.scopes],
+    redirectUris: [...client.redirectUris],
+    webOrigins: [...(client.webOrigins ?? [])],
+  };
 }

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { IdentityEntity, type IdentityProvider } from '../platform/database/entities/identity.entity';
-import { UserEntity, type UserKind } from '../platform/database/entities/user.entity';
 import { IdentityEmailDigest } from './identity-email-digest';
 import { newRecordId } from './identifiers';
+import type { UserKind, UserRecord, UserStatus } from './records';
 
 export interface ResolvedIdentity {
-  readonly user: UserEntity;
+  readonly user: UserRecord;
   readonly identity: IdentityEntity;
   readonly created: boolean;
 }
@@ -25,7 +25,7 @@ interface UserRow {
   readonly id: string;
   readonly tenant_id: string;
   readonly kind: UserKind;
-  readonly status: UserEntity['status'];
+  readonly status: UserStatus;
   readonly created_at: Date;
   readonly deactivated_at: Date | null;
 }
@@ -51,7 +51,7 @@ const JOINED_USER_COLUMNS = USER_COLUMNS.split(', ')
   .map((c) => `u.${c} AS u_${c}`)
   .join(', ');
 
-const toUser = (r: UserRow): UserEntity => ({
+const toUser = (r: UserRow): UserRecord => ({
   id: r.id,
   tenantId: r.tenant_id,
   kind: r.kind,
@@ -74,7 +74,7 @@ const toIdentity = (r: IdentityRow): IdentityEntity => ({
 });
 
 /** A joined row's user half (its `u_` columns). */
-function userOf(row: Record<string, unknown>): UserEntity {
+function userOf(row: Record<string, unknown>): UserRecord {
   const user = Object.fromEntries(USER_COLUMNS.split(', ').map((c) => [c, row[`u_${c}`]]));
   return toUser(user as unknown as UserRow);
 }
@@ -104,7 +104,7 @@ export class IdentitiesRepository {
     return row ? toIdentity(row) : null;
   }
 
-  async findUser(id: string, m: EntityManager = this.db.manager): Promise<UserEntity | null> {
+  async findUser(id: string, m: EntityManager = this.db.manager): Promise<UserRecord | null> {
     const [row] = await m.query<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
     return row ? toUser(row) : null;
   }
@@ -150,7 +150,7 @@ export class IdentitiesRepository {
   }
 
   /** The identity and its owner in one joined read. */
-  private async findWithUser(claim: IdentityClaim): Promise<{ user: UserEntity; identity: IdentityEntity } | null> {
+  private async findWithUser(claim: IdentityClaim): Promise<{ user: UserRecord; identity: IdentityEntity } | null> {
     const [row] = await this.db.query<Array<Record<string, unknown>>>(
       `SELECT ${IDENTITY_COLUMNS.split(', ')
         .map((c) => `i.${c}`)

@@ -1,4 +1,4 @@
-import type { UserRecord } from './user-records.repository';
+import type { UserDetails } from './user-records.repository';
 
 /** An identity as a player's account shows it (contract 13), and the console too (contract 15). */
 export interface IdentityView {
@@ -8,7 +8,7 @@ export interface IdentityView {
 }
 
 /** Contract 13: `email` is stated for email identities only, never for a chat-platform account. */
-export function identityViews(user: Pick<UserRecord, 'identities'>): IdentityView[] {
+export function identityViews(user: Pick<UserDetails, 'identities'>): IdentityView[] {
   return user.identities.map((i) =>
     i.provider === 'email' && i.email !== null
       ? { provider: i.provider, provider_subject: i.providerSubject, email: i.email }

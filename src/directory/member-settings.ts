@@ -1,5 +1,5 @@
-import { MEMBERSHIP_ROLES, type MembershipRole } from '../platform/database/entities/membership.entity';
 import { canonicalEmail } from './email-address';
+import { MEMBERSHIP_ROLES, type MembershipRole } from './records';
 
 /** An address as a member is named by: something, an @, something, no spaces (after canonicalEmail). */
 export const EMAIL_ADDRESS = /^[^\s@]{1,64}@[^\s@]{1,255}$/;

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppError } from '../errors/app-error';
-import { MembershipEntity, type MembershipRole } from '../platform/database/entities/membership.entity';
+import { MembershipEntity } from '../platform/database/entities/membership.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import type { MembershipRecord, MembershipRole } from './records';
 import { text, type Row } from './row-decoders';
 
 @Injectable()
@@ -19,7 +20,7 @@ export class MembershipsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  find(tenantId: string, userId: string): Promise<MembershipEntity | null> {
+  find(tenantId: string, userId: string): Promise<MembershipRecord | null> {
     return this.memberships.findOneBy({ tenantId, userId });
   }
 
@@ -84,7 +85,7 @@ export class MembershipsRepository {
     });
   }
 
-  listOfUser(userId: string): Promise<MembershipEntity[]> {
+  listOfUser(userId: string): Promise<MembershipRecord[]> {
     return this.memberships.findBy({ userId });
   }
 }

@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { TenantEntity, type TenantKind } from '../platform/database/entities/tenant.entity';
+import { TenantEntity } from '../platform/database/entities/tenant.entity';
+import type { TenantKind, TenantRecord, TenantStatus } from './records';
 
 @Injectable()
 export class TenantsRepository {
   constructor(@InjectRepository(TenantEntity) private readonly tenants: Repository<TenantEntity>) {}
 
-  find(id: string): Promise<TenantEntity | null> {
+  find(id: string): Promise<TenantRecord | null> {
     return this.tenants.findOneBy({ id });
   }
 
   /** An active customer tenant, or null (unknown, inactive and control-plane look the same). */
-  findActiveCustomer(id: string): Promise<TenantEntity | null> {
+  findActiveCustomer(id: string): Promise<TenantRecord | null> {
     return this.tenants.findOneBy({ id, kind: 'customer', status: 'active' });
   }
 
@@ -22,22 +23,22 @@ export class TenantsRepository {
     return rows.map((t) => t.id);
   }
 
-  async create(id: string, name: string, kind: TenantKind): Promise<TenantEntity> {
+  async create(id: string, name: string, kind: TenantKind): Promise<TenantRecord> {
     await this.tenants.insert({ id, name, kind, status: 'active' });
-    return (await this.find(id)) as TenantEntity;
+    return (await this.find(id)) as TenantRecord;
   }
 
-  async setStatus(id: string, status: TenantEntity['status']): Promise<boolean> {
+  async setStatus(id: string, status: TenantStatus): Promise<boolean> {
     const result = await this.tenants.update({ id, kind: 'customer' }, { status });
     return (result.affected ?? 0) > 0;
   }
 
   /** Every customer tenant, for operators (`tenant list`). */
-  listCustomers(): Promise<TenantEntity[]> {
+  listCustomers(): Promise<TenantRecord[]> {
     return this.tenants.find({ where: { kind: 'customer' }, order: { id: 'ASC' } });
   }
 
-  findActiveByIds(ids: readonly string[]): Promise<TenantEntity[]> {
+  findActiveByIds(ids: readonly string[]): Promise<TenantRecord[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.tenants
       .createQueryBuilder('t')

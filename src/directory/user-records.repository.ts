@@ -4,7 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail, type AuditRecord } from './audit-trail.repository';
 import { nullableText, nullableTimestamp, text, timestamp, type Row } from './row-decoders';
 
-export interface UserRecord {
+/** A user with its identities and memberships, as operators, the console and the user see it. */
+export interface UserDetails {
   readonly id: string;
   readonly tenantId: string;
   readonly kind: string;
@@ -48,7 +49,7 @@ export class UserRecordsRepository {
     private readonly audit: AuditTrail,
   ) {}
 
-  async findByIdentity(tenantId: string, provider: string, providerSubject: string): Promise<UserRecord | null> {
+  async findByIdentity(tenantId: string, provider: string, providerSubject: string): Promise<UserDetails | null> {
     const [row] = await this.db.query<Array<{ user_id: string }>>(
       'SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3',
       [tenantId, provider, providerSubject],
@@ -60,7 +61,7 @@ export class UserRecordsRepository {
    * The user with its identities and memberships in one statement: `GET /t/{t}/me` reads it on
    * every call, and three sequential round trips were most of that route's cost (issue 24, point 6).
    */
-  async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserRecord | null> {
+  async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserDetails | null> {
     const [row] = await m.query<Row[]>(
       `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
               (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')

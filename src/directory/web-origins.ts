@@ -1,5 +1,5 @@
 import { HTTPS_IN_PRODUCTION, isCleartextOverNetwork } from '../config/secure-transport';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
+import type { ClientRecord } from './records';
 
 /** A URL given for a client: its canonical form, or why it is refused. */
 export type CheckedUrl = { readonly url: string } | { readonly problem: string };
@@ -52,7 +52,7 @@ export function canonicalWebOrigin(value: string): string | null {
  * A browser client's web origins (contract section 11): the origins of its redirect URIs plus
  * the ones registered with `--web-origins`. Other client types have none.
  */
-export function webOriginsOf(client: Pick<ClientEntity, 'type' | 'redirectUris' | 'webOrigins'>): string[] {
+export function webOriginsOf(client: Pick<ClientRecord, 'type' | 'redirectUris' | 'webOrigins'>): string[] {
   if (client.type !== 'browser') return [];
   const origins = new Set<string>();
   for (const uri of client.redirectUris) {

@@ -4,17 +4,17 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { DependencyUnavailableError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
+import type { ClientRecord } from '../directory/records';
 
 /**
  * Contract section 10: without `offline_access` nothing can ever refresh a session, so it lives
  * no longer than its access token, in Redis and in its row. Otherwise a session starts with its
  * idle lifetime (contract 13), capped by the absolute one, and each refresh slides it.
  */
-export function customerSessionTtl(client: ClientEntity, config: Pick<AppConfig, 'ttl' | 'customerSessions'>): number {
+export function customerSessionTtl(client: ClientRecord, config: Pick<AppConfig, 'ttl' | 'customerSessions'>): number {
   if (!client.scopes.includes('offline_access')) return config.ttl.guestAccessToken;
   const { idleTtl, absoluteTtl } = config.customerSessions;
   return absoluteTtl === null ? idleTtl : Math.min(idleTtl, absoluteTtl);
@@ -31,7 +31,7 @@ export interface CustomerTokenSet {
 }
 
 /** The scopes a session gets: exactly what the client allows, never more (spec 4.3). */
-export function grantedScope(client: ClientEntity): string {
+export function grantedScope(client: ClientRecord): string {
   return client.scopes.join(' ');
 }
 
@@ -41,7 +41,7 @@ export function grantedScope(client: ClientEntity): string {
  */
 export interface Issued<T> {
   readonly answer: T;
-  readonly client: ClientEntity;
+  readonly client: ClientRecord;
 }
 
 /**
@@ -78,7 +78,7 @@ export class CustomerSessions {
     private readonly metrics: MetricsService,
   ) {}
 
-  ttlFor(client: ClientEntity): number {
+  ttlFor(client: ClientRecord): number {
     return customerSessionTtl(client, this.config);
   }
 
@@ -87,7 +87,7 @@ export class CustomerSessions {
    * `activate` makes it so after the commit, so no row lock is held while Redis answers or a token
    * is signed. A row whose activation then fails is of no use to anyone and expires with its TTL.
    */
-  async record(client: ClientEntity, userId: string, m: EntityManager = this.db.manager): Promise<string> {
+  async record(client: ClientRecord, userId: string, m: EntityManager = this.db.manager): Promise<string> {
     const sessionId = this.sessions.newSessionId();
     await this.records.record(
       { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
@@ -102,7 +102,7 @@ export class CustomerSessions {
    * are signed while the session is written, and a failed write discards tokens nobody has seen.
    */
   async activate(
-    client: ClientEntity,
+    client: ClientRecord,
     userId: string,
     sessionId: string,
     origin: SessionOrigin,
@@ -120,12 +120,12 @@ export class CustomerSessions {
     return this.assemble(session, signed, created.refreshToken, origin);
   }
 
-  async tokenSet(client: ClientEntity, session: SessionClaims, refreshToken: string): Promise<CustomerTokenSet> {
+  async tokenSet(client: ClientRecord, session: SessionClaims, refreshToken: string): Promise<CustomerTokenSet> {
     return this.assemble(session, await this.sign(client, session), refreshToken, 'refresh_token');
   }
 
   /** The access token, and the ID token when the scope holds `openid`, signed concurrently. */
-  private async sign(client: ClientEntity, session: SessionClaims): Promise<SignedTokens> {
+  private async sign(client: ClientRecord, session: SessionClaims): Promise<SignedTokens> {
     const { userId, sessionId, scope, guest } = session;
     const [access, idToken] = await Promise.all([
       this.tokens.issueAccess({ tenantId: client.tenantId, userId, sessionId, clientId: client.id, scope, guest }),

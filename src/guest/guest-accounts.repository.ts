@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
-import { UserEntity } from '../platform/database/entities/user.entity';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
 import { newRecordId } from '../directory/identifiers';
+import type { ClientRecord } from '../directory/records';
+import { text, type Row } from '../directory/row-decoders';
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
 export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
@@ -27,7 +27,7 @@ export class GuestAccountsRepository {
    * the caller was given: still enabled, of the same type and scopes, of an active customer tenant.
    * Returns null, writing nothing, when the row has changed.
    */
-  async createGuestWithSession(client: ClientEntity, sessionId: string, ttlSeconds: number): Promise<string | null> {
+  async createGuestWithSession(client: ClientRecord, sessionId: string, ttlSeconds: number): Promise<string | null> {
     const id = newRecordId('user');
     const rows = await this.db.query<unknown[]>(
       `WITH c AS (
@@ -60,14 +60,22 @@ export class GuestAccountsRepository {
 
   /** An active user of this kind: a guest, or a full account (`regular`, contract 14 linking). */
   async isActive(tenantId: string, userId: string, kind: 'guest' | 'regular'): Promise<boolean> {
-    return (await this.db.manager.countBy(UserEntity, { id: userId, tenantId, kind, status: 'active' })) === 1;
+    const rows = await this.db.query<unknown[]>(
+      `SELECT 1 FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active'`,
+      [userId, tenantId, kind],
+    );
+    return rows.length === 1;
   }
 
   /** Sign-in with a proof: an active user, a provisional one becoming a regular account. */
   async activateForSignIn(tenantId: string, userId: string, m: EntityManager): Promise<boolean> {
-    const user = await m.findOne(UserEntity, { where: { id: userId, tenantId }, lock: { mode: 'pessimistic_write' } });
-    if (!user || user.status !== 'active') return false;
-    if (user.kind === 'provisional') await m.update(UserEntity, { id: userId }, { kind: 'regular' });
+    const [user] = await m.query<Row[]>('SELECT kind, status FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+      userId,
+      tenantId,
+    ]);
+    if (!user || text(user, 'status') !== 'active') return false;
+    if (text(user, 'kind') === 'provisional')
+      await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [userId]);
     return true;
   }
 

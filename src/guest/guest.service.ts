@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AppError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
@@ -10,6 +9,7 @@ import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
+import type { ClientRecord } from '../directory/records';
 
 export type GuestResponse = {
   user_id: string;
@@ -88,9 +88,9 @@ export class GuestService {
    */
   private async insertGuest(
     ctx: GuestRequestContext,
-    recent: ClientEntity,
+    recent: ClientRecord,
     sessionId: string,
-  ): Promise<{ client: ClientEntity; userId: string }> {
+  ): Promise<{ client: ClientRecord; userId: string }> {
     const userId = await this.accounts.createGuestWithSession(recent, sessionId, this.sessions.ttlFor(recent));
     if (userId) return { client: recent, userId };
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);

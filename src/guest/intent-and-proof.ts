@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
 import { FlowRecordsStore, type LinkingIntent, type ProviderProof } from './flow-records.store';
 import { TenantClients } from './tenant-clients';
+import type { ClientRecord } from '../directory/records';
 
 export interface ConsumedIntentAndProof {
-  readonly client: ClientEntity;
+  readonly client: ClientRecord;
   readonly intent: LinkingIntent;
   readonly proof: ProviderProof;
   /** Puts the proof back for the rest of its lifetime (a 409 identity_in_use, contract 13). */

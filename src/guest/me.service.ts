@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { identityViews, type IdentityView } from '../directory/identity-view';
 import { UserErasure } from '../directory/user-erasure';
-import { UserRecordsRepository, type UserRecord } from '../directory/user-records.repository';
+import { UserRecordsRepository, type UserDetails } from '../directory/user-records.repository';
 import { AppError } from '../errors/app-error';
 import type { PrincipalOf } from '../http/principal';
 
@@ -14,7 +14,7 @@ export interface MeResponse {
   };
 }
 
-export function toMeResponse(user: UserRecord): MeResponse {
+export function toMeResponse(user: UserDetails): MeResponse {
   return {
     user: {
       id: user.id,

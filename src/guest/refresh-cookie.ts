@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
 import type { AppConfig } from '../config/config';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import type { Issued } from './customer-sessions';
 import { registeredCorsOrigin } from './tenant-cors';
+import type { ClientRecord } from '../directory/records';
 
 /**
  * The HttpOnly refresh cookie of browser clients (issue 22 finding 7; spec 4.3 rule 4: "browser
@@ -34,7 +34,7 @@ export function readRefreshCookie(req: Request, tenantId: string, clientId: stri
 export function setRefreshCookie(
   req: Request,
   res: Response,
-  client: Pick<ClientEntity, 'tenantId' | 'id' | 'type'>,
+  client: Pick<ClientRecord, 'tenantId' | 'id' | 'type'>,
   tokens: { readonly refresh_token?: string },
   idleTtlSeconds: number,
 ): void {

@@ -4,8 +4,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ClientsRepository } from '../directory/clients.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { KnownTenants, ReloadedOnMiss } from './known-tenants';
+import type { ClientRecord } from '../directory/records';
 
 /** A tenant's enabled browser and native client ids, and whether the tenant was active, as last loaded. */
 interface TenantClientIds {
@@ -22,7 +22,7 @@ export class TenantClients {
    * Only clients that resolved are kept, so random ids cannot flush the cache; guest creation
    * trusts a row for CLIENT_CACHE_TTL_MS before reading it again, as for console client rows.
    */
-  private readonly recent: LRUCache<string, ClientEntity>;
+  private readonly recent: LRUCache<string, ClientRecord>;
   /** Unknown tenant ids are answered without a PostgreSQL read of their own (issue 22, point 6). */
   private readonly known: KnownTenants;
   /**
@@ -48,7 +48,7 @@ export class TenantClients {
   }
 
   /** The client as PostgreSQL has it now: a disabled client or an inactive tenant is refused at once. */
-  async resolve(tenantId: string, clientId: string): Promise<ClientEntity> {
+  async resolve(tenantId: string, clientId: string): Promise<ClientRecord> {
     if (!(await this.known.mayBeActive(tenantId))) throw new AppError('tenant_not_found');
     // A listed id may be stale, so its row is still read afresh below; an unlisted one is exact.
     const listed = await this.clientIdsOf(tenantId).find((c) => c.tenantActive && c.ids.has(clientId));
@@ -72,7 +72,7 @@ export class TenantClients {
    * was given (guest creation's insert does) and calls `resolve` when the row has changed. It saves
    * the hot path a database round trip without letting a disabled client through.
    */
-  async resolveRecent(tenantId: string, clientId: string): Promise<ClientEntity> {
+  async resolveRecent(tenantId: string, clientId: string): Promise<ClientRecord> {
     return this.recent.get(key(tenantId, clientId)) ?? this.resolve(tenantId, clientId);
   }
 
@@ -105,5 +105,5 @@ export class TenantClients {
 const key = (tenantId: string, clientId: string): string => `${tenantId}\0${clientId}`;
 
 /** Spec 4.3 rule 1: the guest routes serve browser and native clients only. */
-const isPublicClient = (client: Pick<ClientEntity, 'type'>): boolean =>
+const isPublicClient = (client: Pick<ClientRecord, 'type'>): boolean =>
   client.type === 'browser' || client.type === 'native';

@@ -4,13 +4,13 @@ import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { IntentAndProof } from './intent-and-proof';
+import type { ClientRecord } from '../directory/records';
 
 /** `provider`: `email`, `chat_platform` or an OpenID Connect provider's id (contract 14). */
 export interface LinkedIdentity {
@@ -26,7 +26,7 @@ export type UpgradeResponse = {
 
 /** What the upgrade's transaction committed. */
 interface Attached {
-  readonly client: ClientEntity;
+  readonly client: ClientRecord;
   readonly replacementSessionId: string;
   readonly linkedIdentity: UpgradeResponse['linked_identity'];
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ClientsRepository } from '../directory/clients.repository';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
+import type { ClientRecord } from '../directory/records';
 
 /**
  * The console client's row for the token endpoint's Basic check and the authorize endpoint,
@@ -13,7 +13,7 @@ import type { ClientEntity } from '../platform/database/entities/client.entity';
  */
 @Injectable()
 export class ConsoleClientRows {
-  private readonly rows: LRUCache<string, { row: ClientEntity }>;
+  private readonly rows: LRUCache<string, { row: ClientRecord }>;
 
   constructor(
     private readonly clients: ClientsRepository,
@@ -22,7 +22,7 @@ export class ConsoleClientRows {
     this.rows = new LRUCache({ max: 100, ttl: config.clientCacheTtlMs });
   }
 
-  async find(clientId: string): Promise<ClientEntity | null> {
+  async find(clientId: string): Promise<ClientRecord | null> {
     const cached = this.rows.get(clientId);
     if (cached) return cached.row;
     const row = await this.clients.find(clientId);

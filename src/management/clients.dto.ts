@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { webOriginsOf } from '../directory/web-origins';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
 import type { ClientListResponse } from './management.dto';
+import type { ClientRecord } from '../directory/records';
 
 const NOT_BLANK = /\S/;
 
@@ -38,7 +38,7 @@ export interface ClientResponse {
   readonly client: ClientListResponse['clients'][number] & { readonly redirect_uris: readonly string[] };
 }
 
-export function toClientResponse(c: ClientEntity): ClientResponse {
+export function toClientResponse(c: ClientRecord): ClientResponse {
   return {
     client: {
       client_id: c.id,

@@ -1,7 +1,5 @@
 import { webOriginsOf } from '../directory/web-origins';
-import type { ClientEntity } from '../platform/database/entities/client.entity';
-import type { MembershipRole } from '../platform/database/entities/membership.entity';
-import type { TenantEntity } from '../platform/database/entities/tenant.entity';
+import type { ClientRecord, MembershipRole, TenantRecord } from '../directory/records';
 
 /**
  * Response shapes of the management API (contract section 5), built only by these mappers so an
@@ -15,7 +13,7 @@ export interface TenantResponse {
   readonly tenant: {
     readonly id: string;
     readonly name: string;
-    readonly status: TenantEntity['status'];
+    readonly status: TenantRecord['status'];
     readonly created_at: string;
   };
 }
@@ -24,7 +22,7 @@ export interface ClientListResponse {
   readonly clients: ReadonlyArray<{
     readonly client_id: string;
     readonly name: string;
-    readonly type: ClientEntity['type'];
+    readonly type: ClientRecord['type'];
     readonly enabled: boolean;
     readonly scopes: readonly string[];
     /** Origins that may call the tenant API by CORS (contract section 11). */
@@ -33,18 +31,18 @@ export interface ClientListResponse {
 }
 
 export function toTenantListResponse(
-  rows: ReadonlyArray<{ tenant: TenantEntity; role: MembershipRole }>,
+  rows: ReadonlyArray<{ tenant: TenantRecord; role: MembershipRole }>,
 ): TenantListResponse {
   return { tenants: rows.map(({ tenant, role }) => ({ id: tenant.id, name: tenant.name, role })) };
 }
 
-export function toTenantResponse(tenant: TenantEntity): TenantResponse {
+export function toTenantResponse(tenant: TenantRecord): TenantResponse {
   return {
     tenant: { id: tenant.id, name: tenant.name, status: tenant.status, created_at: tenant.createdAt.toISOString() },
   };
 }
 
-export function toClientListResponse(clients: readonly ClientEntity[]): ClientListResponse {
+export function toClientListResponse(clients: readonly ClientRecord[]): ClientListResponse {
   return {
     clients: clients.map((c) => ({
       client_id: c.id,

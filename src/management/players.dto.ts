@@ -1,7 +1,7 @@
 import { IsString, MaxLength } from 'class-validator';
 import { identityViews, type IdentityView } from '../directory/identity-view';
 import type { PlayerSessionRow } from '../directory/player-lookup.repository';
-import type { UserRecord } from '../directory/user-records.repository';
+import type { UserDetails } from '../directory/user-records.repository';
 
 /** `GET …/users?q=`: an exact user id or an exact email address (contract 15); nothing else. */
 export class PlayerSearchQuery {
@@ -24,7 +24,7 @@ export interface PlayerSessionView {
   readonly last_used_at: string | null;
 }
 
-export function toPlayerView(user: UserRecord): PlayerView {
+export function toPlayerView(user: UserDetails): PlayerView {
   return {
     id: user.id,
     guest: user.kind === 'guest',

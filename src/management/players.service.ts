@@ -5,7 +5,7 @@ import { PlayerLookupRepository } from '../directory/player-lookup.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { UserDeactivation } from '../directory/user-deactivation';
 import { UserErasure } from '../directory/user-erasure';
-import { UserRecordsRepository, type UserRecord } from '../directory/user-records.repository';
+import { UserRecordsRepository, type UserDetails } from '../directory/user-records.repository';
 import { AppError } from '../errors/app-error';
 import { SessionStore } from '../platform/session-store/session-store';
 import { consoleRecord } from './console-audit';
@@ -40,7 +40,7 @@ export class PlayersService {
     else throw new AppError('invalid_request', 'q must be a user id (usr_…) or an email address.');
     // One address may be verified on identities of several players (an email sign-in and a provider's).
     const users = await Promise.all(userIds.map((id) => this.users.find(tenantId, id)));
-    return { users: users.filter((u): u is UserRecord => u !== null).map(toPlayerView) };
+    return { users: users.filter((u): u is UserDetails => u !== null).map(toPlayerView) };
   }
 
   async show(access: MemberTenantAccess, userId: string): Promise<{ user: PlayerView; sessions: PlayerSessionView[] }> {
@@ -83,7 +83,7 @@ export class PlayersService {
     return { revoked: await this.sessions.revoke(sessionId, { tombstone: true }) };
   }
 
-  private async player(access: MemberTenantAccess, userId: string): Promise<UserRecord> {
+  private async player(access: MemberTenantAccess, userId: string): Promise<UserDetails> {
     const user = USER_ID_PATTERN.test(userId) ? await this.users.find(access.tenant.id, userId) : null;
     if (!user) throw noSuchPlayer();
     return user;

@@ -13,13 +13,12 @@ import { MembershipsRepository } from '../directory/memberships.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { RequestWithPrincipal } from '../http/principal';
-import type { MembershipRole } from '../platform/database/entities/membership.entity';
-import type { TenantEntity } from '../platform/database/entities/tenant.entity';
 import { roleMayTake, TENANT_ACTIONS, type TenantAction } from './tenant-roles';
 import { TENANT_ID_PATTERN } from '../directory/identifiers';
+import type { MembershipRole, TenantRecord } from '../directory/records';
 
 export interface MemberTenantAccess {
-  readonly tenant: TenantEntity;
+  readonly tenant: TenantRecord;
   readonly role: MembershipRole;
   /** The acting developer (control-plane user id), named in the audit rows of writes. */
   readonly actorId: string;

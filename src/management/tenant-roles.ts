@@ -1,4 +1,4 @@
-import { MEMBERSHIP_ROLES, type MembershipRole } from '../platform/database/entities/membership.entity';
+import { MEMBERSHIP_ROLES, type MembershipRole } from '../directory/records';
 
 /**
  * Who may do what in a tenant (contract 15), in one table: each console action, the least

@@ -4,27 +4,24 @@ import { IdentitiesRepository } from '../../directory/identities.repository';
 import { IdentityEmailDigest } from '../../directory/identity-email-digest';
 import { IdentityProvidersRepository } from '../../directory/identity-providers.repository';
 import { MembershipsRepository } from '../../directory/memberships.repository';
+import type { TenantRecord } from '../../directory/records';
+import { standaloneRepositories } from '../../directory/standalone-repositories';
 import { TenantsRepository } from '../../directory/tenants.repository';
 import type { Pseudonymizer } from '../../platform/crypto/digests';
-import { ChatPlatformAppEntity } from '../../platform/database/entities/chat-platform-app.entity';
-import { ClientEntity } from '../../platform/database/entities/client.entity';
-import { IdentityProviderEntity } from '../../platform/database/entities/identity-provider.entity';
-import { MembershipEntity } from '../../platform/database/entities/membership.entity';
-import { TenantEntity } from '../../platform/database/entities/tenant.entity';
 import { AdminInputError } from '../admin-command';
 import type { CliContext } from '../cli-context';
 
 /** The service's own repositories, built over the CLI's data source (no Nest container needed). */
 export async function tenantsRepository(ctx: CliContext): Promise<TenantsRepository> {
-  return new TenantsRepository((await ctx.db()).getRepository(TenantEntity));
+  return standaloneRepositories.tenants(await ctx.db());
 }
 
 export async function clientsRepository(ctx: CliContext): Promise<ClientsRepository> {
-  return new ClientsRepository((await ctx.db()).getRepository(ClientEntity));
+  return standaloneRepositories.clients(await ctx.db());
 }
 
 export async function membershipsRepository(ctx: CliContext): Promise<MembershipsRepository> {
-  return new MembershipsRepository((await ctx.db()).getRepository(MembershipEntity));
+  return standaloneRepositories.memberships(await ctx.db());
 }
 
 export async function identitiesRepository(ctx: CliContext): Promise<IdentitiesRepository> {
@@ -38,15 +35,15 @@ export function identityEmailDigest(ctx: CliContext): IdentityEmailDigest {
 }
 
 export async function chatAppsRepository(ctx: CliContext): Promise<ChatPlatformAppsRepository> {
-  return new ChatPlatformAppsRepository((await ctx.db()).getRepository(ChatPlatformAppEntity), ctx.secretBox());
+  return standaloneRepositories.chatApps(await ctx.db(), ctx.secretBox());
 }
 
 export async function identityProvidersRepository(ctx: CliContext): Promise<IdentityProvidersRepository> {
-  return new IdentityProvidersRepository((await ctx.db()).getRepository(IdentityProviderEntity), ctx.secretBox());
+  return standaloneRepositories.identityProviders(await ctx.db(), ctx.secretBox());
 }
 
 /** A customer tenant or an input error: operator commands never act on the control plane's realm. */
-export async function customerTenant(ctx: CliContext, id: string): Promise<TenantEntity> {
+export async function customerTenant(ctx: CliContext, id: string): Promise<TenantRecord> {
   const tenant = await (await tenantsRepository(ctx)).find(id);
   if (!tenant || tenant.kind !== 'customer') throw new AdminInputError(`no customer tenant ${id}`);
   return tenant;

@@ -1,5 +1,5 @@
 import { canonicalEmail } from '../../directory/email-address';
-import type { UserRecord, UserRecordsRepository } from '../../directory/user-records.repository';
+import type { UserDetails, UserRecordsRepository } from '../../directory/user-records.repository';
 import { AdminInputError, optional, type OptionValues } from '../admin-command';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 import { TENANT_ID_PATTERN, USER_ID_PATTERN } from '../../directory/identifiers';
@@ -11,7 +11,7 @@ export const USER_TARGET_OPTIONS = {
 } as const;
 
 /** `--email` names a control-plane user; `--tenant --id` any user of a tenant (contract 12). */
-export async function findTargetUser(users: UserRecordsRepository, v: OptionValues): Promise<UserRecord> {
+export async function findTargetUser(users: UserRecordsRepository, v: OptionValues): Promise<UserDetails> {
   const email = optional(v, 'email');
   const tenant = optional(v, 'tenant');
   const id = optional(v, 'id');
@@ -30,7 +30,7 @@ export async function findTargetUser(users: UserRecordsRepository, v: OptionValu
   throw new AdminInputError('give either --email (control plane) or --tenant and --id');
 }
 
-export function toUserResponse(u: UserRecord): unknown {
+export function toUserResponse(u: UserDetails): unknown {
   return {
     id: u.id,
     tenant: u.tenantId,
