@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { ClientRowCache } from '../directory/client-row-cache';
 import { ClientsRepository } from '../directory/clients.repository';
 import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
@@ -22,7 +22,7 @@ export class TenantClients {
    * Only clients that resolved are kept, so random ids cannot flush the cache; guest creation
    * trusts a row for CLIENT_CACHE_TTL_MS before reading it again, as for console client rows.
    */
-  private readonly recent: LRUCache<string, ClientRecord>;
+  private readonly recent: ClientRowCache<ClientRecord>;
   /** Unknown tenant ids are answered without a PostgreSQL read of their own (issue 22, point 6). */
   private readonly known: KnownTenants;
   /**
@@ -38,7 +38,7 @@ export class TenantClients {
     private readonly clients: ClientsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.recent = new LRUCache({ max: 1_000, ttl: config.clientCacheTtlMs });
+    this.recent = new ClientRowCache(config, 1_000);
     this.known = new KnownTenants(() => this.tenants.activeCustomerIds());
   }
 

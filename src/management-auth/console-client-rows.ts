@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { ClientRowCache } from '../directory/client-row-cache';
 import { ClientsRepository } from '../directory/clients.repository';
 import type { ClientRecord } from '../directory/records';
 
@@ -13,20 +13,20 @@ import type { ClientRecord } from '../directory/records';
  */
 @Injectable()
 export class ConsoleClientRows {
-  private readonly rows: LRUCache<string, { row: ClientRecord }>;
+  private readonly rows: ClientRowCache<ClientRecord>;
 
   constructor(
     private readonly clients: ClientsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.rows = new LRUCache({ max: 100, ttl: config.clientCacheTtlMs });
+    this.rows = new ClientRowCache(config, 100);
   }
 
   async find(clientId: string): Promise<ClientRecord | null> {
     const cached = this.rows.get(clientId);
-    if (cached) return cached.row;
+    if (cached) return cached;
     const row = await this.clients.find(clientId);
-    if (row) this.rows.set(clientId, { row });
+    if (row) this.rows.set(clientId, row);
     return row;
   }
 }
