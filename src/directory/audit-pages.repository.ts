@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { jsonObject, text, timestamp, type Row } from './row-decoders';
+import { jsonObject, rowsOf, text, timestamp } from '../platform/database/row-decoders';
 
 export interface AuditEventView {
   /** The row's id (a bigint, as a string of digits). */
@@ -27,11 +27,13 @@ export class AuditPagesRepository {
     size: number,
   ): Promise<AuditEventView[]> {
     // Ordered by the bigint column, not the text the answer carries (which would sort "9" first).
-    const rows = await this.db.query<Row[]>(
-      `SELECT id::text AS id, type, subject, created_at, data FROM audit_events
+    const rows = rowsOf(
+      await this.db.query(
+        `SELECT id::text AS id, type, subject, created_at, data FROM audit_events
         WHERE tenant_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::bigint IS NULL OR id < $3::bigint)
         ORDER BY audit_events.id DESC LIMIT $4`,
-      [tenantId, filter.type ?? null, filter.before ?? null, size],
+        [tenantId, filter.type ?? null, filter.before ?? null, size],
+      ),
     );
     return rows.map((r) => ({
       id: text(r, 'id'),

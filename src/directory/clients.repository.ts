@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
-import type { ClientRecord } from './records';
+import { CLIENT_TYPES, type ClientRecord } from './records';
+import { bool, nullableText, oneOf, rowsOf, text, texts, timestamp, type Row } from '../platform/database/row-decoders';
 
 /** A client row to write; web origins default to none. */
 export type NewClient = Omit<ClientRecord, 'createdAt' | 'webOrigins'> & { readonly webOrigins?: readonly string[] };
@@ -24,31 +25,18 @@ export class ClientsRepository {
     tenantId: string,
     id: string,
   ): Promise<{ tenantActive: boolean; client: ClientRecord | null }> {
-    const rows = await this.clients.query<Array<Record<string, unknown>>>(
-      `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
-         FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
-        WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
-      [tenantId, id],
+    const [row] = rowsOf(
+      await this.clients.query(
+        `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
+           FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
+          WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
+        [tenantId, id],
+      ),
     );
-    const row = rows[0];
     if (!row) return { tenantActive: false, client: null };
     if (row.id === null) return { tenantActive: true, client: null };
-    return {
-      tenantActive: true,
-      // A plain object rather than the repository's create(), which walks the entity metadata.
-      client: {
-        id: row.id as string,
-        tenantId: row.tenant_id as string,
-        name: row.name as string,
-        type: row.type as ClientRecord['type'],
-        enabled: row.enabled as boolean,
-        scopes: row.scopes as string[],
-        redirectUris: row.redirect_uris as string[],
-        webOrigins: row.web_origins as string[],
-        secretDigest: row.secret_digest as string | null,
-        createdAt: row.created_at as Date,
-      },
-    };
+    // A plain object rather than the repository's create(), which walks the entity metadata.
+    return { tenantActive: true, client: clientOf(row) };
   }
 
   /**
@@ -58,20 +46,22 @@ export class ClientsRepository {
   async browserClientsOfActiveTenant(
     tenantId: string,
   ): Promise<Array<Pick<ClientRecord, 'id' | 'type' | 'redirectUris' | 'webOrigins'>> | null> {
-    const rows = await this.clients.query<Array<Record<string, unknown>>>(
-      `SELECT c.id, c.redirect_uris, c.web_origins
-         FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.enabled AND c.type = 'browser'
-        WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
-      [tenantId],
+    const rows = rowsOf(
+      await this.clients.query(
+        `SELECT c.id, c.redirect_uris, c.web_origins
+           FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.enabled AND c.type = 'browser'
+          WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
+        [tenantId],
+      ),
     );
     if (rows.length === 0) return null;
     return rows
       .filter((row) => row.id !== null)
       .map((row) => ({
-        id: row.id as string,
+        id: text(row, 'id'),
         type: 'browser' as const,
-        redirectUris: row.redirect_uris as string[],
-        webOrigins: row.web_origins as string[],
+        redirectUris: texts(row, 'redirect_uris'),
+        webOrigins: texts(row, 'web_origins'),
       }));
   }
 
@@ -141,3 +131,16 @@ function clientRow(client: NewClient): Omit<ClientEntity, 'createdAt'> {
     webOrigins: [...(client.webOrigins ?? [])],
   };
 }
+
+const clientOf = (row: Row): ClientRecord => ({
+  id: text(row, 'id'),
+  tenantId: text(row, 'tenant_id'),
+  name: text(row, 'name'),
+  type: oneOf(row, 'type', CLIENT_TYPES),
+  enabled: bool(row, 'enabled'),
+  scopes: texts(row, 'scopes'),
+  redirectUris: texts(row, 'redirect_uris'),
+  webOrigins: texts(row, 'web_origins'),
+  secretDigest: nullableText(row, 'secret_digest'),
+  createdAt: timestamp(row, 'created_at'),
+});

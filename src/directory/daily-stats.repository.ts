@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { count, text, type Row } from './row-decoders';
+import { count, rowsOf, text } from '../platform/database/row-decoders';
 
 /** What a tenant's day counts (contract 15's chart). */
 export type DailyCounter = 'guests_created' | 'upgrades' | 'sign_ins';
@@ -37,8 +37,9 @@ export class DailyStatsRepository {
 
   /** The last `days` UTC days up to today, oldest first, days without activity as zeros; shards added up. */
   async lastDays(tenantId: string, days: number): Promise<DayStats[]> {
-    const rows = await this.db.query<Row[]>(
-      `WITH today AS (SELECT (clock_timestamp() AT TIME ZONE 'UTC')::date AS d)
+    const rows = rowsOf(
+      await this.db.query(
+        `WITH today AS (SELECT (clock_timestamp() AT TIME ZONE 'UTC')::date AS d)
        SELECT to_char(g.day, 'YYYY-MM-DD') AS date,
               coalesce(sum(s.guests_created), 0) AS guests_created,
               coalesce(sum(s.upgrades), 0) AS upgrades,
@@ -46,7 +47,8 @@ export class DailyStatsRepository {
          FROM today, generate_series(today.d - ($2::int - 1), today.d, interval '1 day') AS g(day)
          LEFT JOIN tenant_daily_stats s ON s.tenant_id = $1 AND s.day = g.day::date
         GROUP BY g.day ORDER BY g.day`,
-      [tenantId, days],
+        [tenantId, days],
+      ),
     );
     return rows.map((r) => ({
       date: text(r, 'date'),

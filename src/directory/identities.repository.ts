@@ -2,9 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { IdentityEntity, type IdentityProvider } from '../platform/database/entities/identity.entity';
+
 import { IdentityEmailDigest } from './identity-email-digest';
 import { newRecordId } from './identifiers';
-import type { UserKind, UserRecord, UserStatus } from './records';
+import { USER_KINDS, USER_STATUSES, type UserKind, type UserRecord } from './records';
+import {
+  bool,
+  decodeFirst,
+  jsonTextMap,
+  nullableText,
+  nullableTimestamp,
+  oneOf,
+  text,
+  timestamp,
+  type Row,
+} from '../platform/database/row-decoders';
 
 export interface ResolvedIdentity {
   readonly user: UserRecord;
@@ -21,28 +33,6 @@ export interface IdentityClaim {
   readonly metadata: Record<string, string | null>;
 }
 
-interface UserRow {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly kind: UserKind;
-  readonly status: UserStatus;
-  readonly created_at: Date;
-  readonly deactivated_at: Date | null;
-}
-
-interface IdentityRow {
-  readonly id: string;
-  readonly tenant_id: string;
-  readonly user_id: string;
-  readonly provider: IdentityProvider;
-  readonly provider_subject: string;
-  readonly email: string | null;
-  readonly email_verified: boolean;
-  readonly status: IdentityEntity['status'];
-  readonly metadata: Record<string, string | null>;
-  readonly created_at: Date;
-}
-
 const USER_COLUMNS = 'id, tenant_id, kind, status, created_at, deactivated_at';
 const IDENTITY_COLUMNS =
   'id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata, created_at';
@@ -51,33 +41,35 @@ const JOINED_USER_COLUMNS = USER_COLUMNS.split(', ')
   .map((c) => `u.${c} AS u_${c}`)
   .join(', ');
 
-const toUser = (r: UserRow): UserRecord => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  kind: r.kind,
-  status: r.status,
-  createdAt: r.created_at,
-  deactivatedAt: r.deactivated_at,
+const IDENTITY_STATUSES: readonly IdentityEntity['status'][] = ['active', 'inactive'];
+
+/** A user's row, or a joined row's user half (its columns prefixed `u_`). */
+const userOf = (row: Row, prefix = ''): UserRecord => ({
+  id: text(row, `${prefix}id`),
+  tenantId: text(row, `${prefix}tenant_id`),
+  kind: oneOf(row, `${prefix}kind`, USER_KINDS),
+  status: oneOf(row, `${prefix}status`, USER_STATUSES),
+  createdAt: timestamp(row, `${prefix}created_at`),
+  deactivatedAt: nullableTimestamp(row, `${prefix}deactivated_at`),
 });
 
-const toIdentity = (r: IdentityRow): IdentityEntity => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  userId: r.user_id,
-  provider: r.provider,
-  providerSubject: r.provider_subject,
-  email: r.email,
-  emailVerified: r.email_verified,
-  status: r.status,
-  metadata: r.metadata,
-  createdAt: r.created_at,
+const identityOf = (row: Row): IdentityEntity => ({
+  id: text(row, 'id'),
+  tenantId: text(row, 'tenant_id'),
+  userId: text(row, 'user_id'),
+  provider: text(row, 'provider'),
+  providerSubject: text(row, 'provider_subject'),
+  email: nullableText(row, 'email'),
+  emailVerified: bool(row, 'email_verified'),
+  status: oneOf(row, 'status', IDENTITY_STATUSES),
+  metadata: jsonTextMap(row, 'metadata'),
+  createdAt: timestamp(row, 'created_at'),
 });
 
-/** A joined row's user half (its `u_` columns). */
-function userOf(row: Record<string, unknown>): UserRecord {
-  const user = Object.fromEntries(USER_COLUMNS.split(', ').map((c) => [c, row[`u_${c}`]]));
-  return toUser(user as unknown as UserRow);
-}
+const withUser = (row: Row): { user: UserRecord; identity: IdentityEntity } => ({
+  user: userOf(row, 'u_'),
+  identity: identityOf(row),
+});
 
 /**
  * Users and their identities: the one place that creates or resolves either. Plain parameterised
@@ -97,16 +89,17 @@ export class IdentitiesRepository {
     providerSubject: string,
     m: EntityManager = this.db.manager,
   ): Promise<IdentityEntity | null> {
-    const [row] = await m.query<IdentityRow[]>(
-      `SELECT ${IDENTITY_COLUMNS} FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3`,
-      [tenantId, provider, providerSubject],
+    return decodeFirst(
+      await m.query(
+        `SELECT ${IDENTITY_COLUMNS} FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3`,
+        [tenantId, provider, providerSubject],
+      ),
+      identityOf,
     );
-    return row ? toIdentity(row) : null;
   }
 
   async findUser(id: string, m: EntityManager = this.db.manager): Promise<UserRecord | null> {
-    const [row] = await m.query<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
-    return row ? toUser(row) : null;
+    return decodeFirst(await m.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]), (row) => userOf(row));
   }
 
   /**
@@ -118,29 +111,32 @@ export class IdentitiesRepository {
     const existing = await this.findWithUser(claim);
     if (existing) return { ...existing, created: false };
     try {
-      const [row] = await this.db.query<Array<Record<string, unknown>>>(
-        `WITH u AS (
+      const created = decodeFirst(
+        await this.db.query(
+          `WITH u AS (
            INSERT INTO users (id, tenant_id, kind, status) VALUES ($1, $2, $3, 'active') RETURNING ${USER_COLUMNS}
          ), i AS (
            INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email, email_verified, status, metadata, email_digest)
            SELECT $4, $2, u.id, $5, $6, $7, $8::boolean, 'active', $9::jsonb, $10 FROM u RETURNING ${IDENTITY_COLUMNS}
          )
          SELECT i.*, ${JOINED_USER_COLUMNS} FROM i JOIN u ON u.id = i.user_id`,
-        [
-          newRecordId('user'),
-          claim.tenantId,
-          newUserKind,
-          newRecordId('identity'),
-          claim.provider,
-          claim.providerSubject,
-          claim.email,
-          claim.emailVerified,
-          JSON.stringify(claim.metadata),
-          this.emailDigest.of(claim),
-        ],
+          [
+            newRecordId('user'),
+            claim.tenantId,
+            newUserKind,
+            newRecordId('identity'),
+            claim.provider,
+            claim.providerSubject,
+            claim.email,
+            claim.emailVerified,
+            JSON.stringify(claim.metadata),
+            this.emailDigest.of(claim),
+          ],
+        ),
+        withUser,
       );
-      if (!row) throw new Error('identity creation returned no row');
-      return { user: userOf(row), identity: toIdentity(row as unknown as IdentityRow), created: true };
+      if (!created) throw new Error('identity creation returned no row');
+      return { ...created, created: true };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const winner = await this.findWithUser(claim);
@@ -151,15 +147,17 @@ export class IdentitiesRepository {
 
   /** The identity and its owner in one joined read. */
   private async findWithUser(claim: IdentityClaim): Promise<{ user: UserRecord; identity: IdentityEntity } | null> {
-    const [row] = await this.db.query<Array<Record<string, unknown>>>(
-      `SELECT ${IDENTITY_COLUMNS.split(', ')
-        .map((c) => `i.${c}`)
-        .join(', ')}, ${JOINED_USER_COLUMNS}
+    return decodeFirst(
+      await this.db.query(
+        `SELECT ${IDENTITY_COLUMNS.split(', ')
+          .map((c) => `i.${c}`)
+          .join(', ')}, ${JOINED_USER_COLUMNS}
          FROM identities i JOIN users u ON u.id = i.user_id
         WHERE i.tenant_id = $1 AND i.provider = $2 AND i.provider_subject = $3`,
-      [claim.tenantId, claim.provider, claim.providerSubject],
+        [claim.tenantId, claim.provider, claim.providerSubject],
+      ),
+      withUser,
     );
-    return row ? { user: userOf(row), identity: toIdentity(row as unknown as IdentityRow) } : null;
   }
 }
 

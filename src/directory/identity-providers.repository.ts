@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { IdentityProviderEntity } from '../platform/database/entities/identity-provider.entity';
+import { isString, objectDecoder, oneOf } from '../platform/redis/decode';
+import { rowsOf } from '../platform/database/row-decoders';
 
 /** What the flows need from the issuer's discovery document, checked and kept when it was added. */
 export interface ProviderEndpoints {
@@ -13,6 +15,21 @@ export interface ProviderEndpoints {
   readonly token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post';
   /** The issuer's ID token algorithm: RS256 when it offers it, else the first it lists. */
   readonly id_token_signed_response_alg: string;
+}
+
+const decodeEndpoints = objectDecoder<ProviderEndpoints>({
+  authorization_endpoint: isString,
+  token_endpoint: isString,
+  jwks_uri: isString,
+  token_endpoint_auth_method: oneOf('client_secret_basic', 'client_secret_post'),
+  id_token_signed_response_alg: isString,
+});
+
+/** The endpoints `provider add` stored from discovery; a row of another shape fails loudly. */
+function endpointsOf(tenantId: string, id: string, metadata: unknown): ProviderEndpoints {
+  const endpoints = decodeEndpoints(metadata);
+  if (endpoints === null) throw new Error(`the endpoints of provider ${id} of tenant ${tenantId} are not readable`);
+  return endpoints;
 }
 
 /** How the service authenticates to the provider's token endpoint. */
@@ -58,24 +75,26 @@ export class IdentityProvidersRepository {
   /** Adds the provider; false when the tenant already has one of that id. */
   async add(p: IdentityProvider): Promise<boolean> {
     const secret = p.credential.kind === 'client_secret' ? p.credential.secret : p.credential.privateKeyPem;
-    const inserted = await this.rows.manager.query<unknown[]>(
-      `INSERT INTO identity_providers
+    const inserted = rowsOf(
+      await this.rows.manager.query(
+        `INSERT INTO identity_providers
          (tenant_id, id, issuer, client_id, secret_sealed, secret_kind, apple_team_id, apple_key_id, scopes, native_client_ids, metadata)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[], $10::text[], $11::jsonb)
        ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-      [
-        p.tenantId,
-        p.id,
-        p.issuer,
-        p.clientId,
-        this.box.seal(secret, purpose(p.tenantId, p.id)),
-        p.credential.kind,
-        p.credential.kind === 'apple_key' ? p.credential.teamId : null,
-        p.credential.kind === 'apple_key' ? p.credential.keyId : null,
-        p.scopes,
-        p.nativeClientIds,
-        JSON.stringify(p.endpoints),
-      ],
+        [
+          p.tenantId,
+          p.id,
+          p.issuer,
+          p.clientId,
+          this.box.seal(secret, purpose(p.tenantId, p.id)),
+          p.credential.kind,
+          p.credential.kind === 'apple_key' ? p.credential.teamId : null,
+          p.credential.kind === 'apple_key' ? p.credential.keyId : null,
+          p.scopes,
+          p.nativeClientIds,
+          JSON.stringify(p.endpoints),
+        ],
+      ),
     );
     return inserted.length === 1;
   }
@@ -103,7 +122,7 @@ export class IdentityProvidersRepository {
       clientId: row.clientId,
       scopes: row.scopes,
       nativeClientIds: row.nativeClientIds,
-      endpoints: row.metadata as unknown as ProviderEndpoints,
+      endpoints: endpointsOf(tenantId, id, row.metadata),
       credential:
         row.secretKind === 'apple_key' && row.appleTeamId !== null && row.appleKeyId !== null
           ? { kind: 'apple_key', teamId: row.appleTeamId, keyId: row.appleKeyId, privateKeyPem: secret }
@@ -117,9 +136,11 @@ export class IdentityProvidersRepository {
    * issuer's subjects sign in to the accounts of the first one's.
    */
   async hasIdentitiesOfAnotherIssuer(tenantId: string, id: string, issuer: string): Promise<boolean> {
-    const rows = await this.rows.manager.query<unknown[]>(
-      `SELECT 1 FROM identities WHERE tenant_id = $1 AND provider = $2 AND metadata->>'issuer' IS DISTINCT FROM $3 LIMIT 1`,
-      [tenantId, id, issuer],
+    const rows = rowsOf(
+      await this.rows.manager.query(
+        `SELECT 1 FROM identities WHERE tenant_id = $1 AND provider = $2 AND metadata->>'issuer' IS DISTINCT FROM $3 LIMIT 1`,
+        [tenantId, id, issuer],
+      ),
     );
     return rows.length > 0;
   }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { IdentityEmailDigest } from './identity-email-digest';
-import { nullableText, text, type Row } from './row-decoders';
+import { nullableText, rowsOf, text } from '../platform/database/row-decoders';
 
 export interface RedigestResult {
   /** Rows whose digest was written: missing (rows older than the column) or under an older key. */
@@ -27,13 +27,16 @@ export class IdentityRedigest {
     let digested = 0;
     let current = 0;
     for (;;) {
-      const rows = await this.db.query<Row[]>(
-        `SELECT id, tenant_id, provider, provider_subject, email, email_verified, email_digest FROM identities
-          WHERE id > $1 ORDER BY id LIMIT $2`,
-        [after, batchSize],
+      const rows = rowsOf(
+        await this.db.query(
+          `SELECT id, tenant_id, provider, provider_subject, email, email_verified, email_digest FROM identities
+            WHERE id > $1 ORDER BY id LIMIT $2`,
+          [after, batchSize],
+        ),
       );
-      if (rows.length === 0) return { digested, current };
-      after = text(rows.at(-1) as Row, 'id');
+      const last = rows.at(-1);
+      if (last === undefined) return { digested, current };
+      after = text(last, 'id');
       const stale = rows.flatMap((row) => {
         const want = this.emailDigest.of({
           tenantId: text(row, 'tenant_id'),

@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error';
 import { MembershipEntity } from '../platform/database/entities/membership.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
 import type { MembershipRecord, MembershipRole } from './records';
-import { text, type Row } from './row-decoders';
+import { decodeRows, nullableText, rowsOf, text } from '../platform/database/row-decoders';
 
 @Injectable()
 export class MembershipsRepository {
@@ -26,13 +26,15 @@ export class MembershipsRepository {
 
   /** A tenant's members with their control-plane email, for operators (`membership list`). */
   async listOfTenant(tenantId: string): Promise<Array<{ userId: string; email: string | null; role: string }>> {
-    const rows = await this.memberships.manager.query<Array<{ user_id: string; email: string | null; role: string }>>(
-      `SELECT m.user_id, i.email, m.role FROM memberships m
-         LEFT JOIN identities i ON i.user_id = m.user_id AND i.provider = 'email'
-        WHERE m.tenant_id = $1 ORDER BY i.email, m.user_id`,
-      [tenantId],
+    return decodeRows(
+      await this.memberships.manager.query(
+        `SELECT m.user_id, i.email, m.role FROM memberships m
+           LEFT JOIN identities i ON i.user_id = m.user_id AND i.provider = 'email'
+          WHERE m.tenant_id = $1 ORDER BY i.email, m.user_id`,
+        [tenantId],
+      ),
+      (r) => ({ userId: text(r, 'user_id'), email: nullableText(r, 'email'), role: text(r, 'role') }),
     );
-    return rows.map((r) => ({ userId: r.user_id, email: r.email, role: r.role }));
   }
 
   /**
@@ -61,9 +63,10 @@ export class MembershipsRepository {
     records: readonly AuditRecord[],
   ): Promise<boolean> {
     return this.memberships.manager.transaction(async (m) => {
-      const rows = await m.query<Row[]>(
-        'SELECT user_id, role FROM memberships WHERE tenant_id = $1 ORDER BY user_id FOR UPDATE',
-        [tenantId],
+      const rows = rowsOf(
+        await m.query('SELECT user_id, role FROM memberships WHERE tenant_id = $1 ORDER BY user_id FOR UPDATE', [
+          tenantId,
+        ]),
       );
       const roles = new Map(rows.map((r) => [text(r, 'user_id'), text(r, 'role')]));
       if (role === null && !roles.has(userId)) return false;

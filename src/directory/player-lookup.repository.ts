@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { IdentityEmailDigest } from './identity-email-digest';
-import { nullableTimestamp, text, timestamp, type Row } from './row-decoders';
+import { decodeRows, nullableTimestamp, text, timestamp, type Row } from '../platform/database/row-decoders';
 
 /** A session row of a player, as the console lists it (contract 15). */
 export interface PlayerSessionRow {
@@ -38,21 +38,25 @@ export class PlayerLookupRepository {
    * digested before a rotation are found until `identity redigest` moves them to the new key.
    */
   async userIdsByEmail(tenantId: string, email: string): Promise<string[]> {
-    const rows = await this.db.query<Row[]>(
-      `SELECT DISTINCT user_id FROM identities WHERE tenant_id = $1 AND email_digest = ANY($2::text[]) ORDER BY user_id`,
-      [tenantId, this.emailDigest.candidates(email)],
+    return decodeRows(
+      await this.db.query(
+        `SELECT DISTINCT user_id FROM identities WHERE tenant_id = $1 AND email_digest = ANY($2::text[]) ORDER BY user_id`,
+        [tenantId, this.emailDigest.candidates(email)],
+      ),
+      (r) => text(r, 'user_id'),
     );
-    return rows.map((r) => text(r, 'user_id'));
   }
 
   /** The session rows of a player that have neither ended nor been revoked, newest first. */
   async openSessions(tenantId: string, userId: string): Promise<PlayerSessionRow[]> {
-    const rows = await this.db.query<Row[]>(
-      `SELECT id, client_id, created_at, last_used_at FROM sessions
-        WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
-        ORDER BY created_at DESC, id`,
-      [tenantId, userId],
+    return decodeRows(
+      await this.db.query(
+        `SELECT id, client_id, created_at, last_used_at FROM sessions
+          WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+          ORDER BY created_at DESC, id`,
+        [tenantId, userId],
+      ),
+      toSession,
     );
-    return rows.map(toSession);
   }
 }

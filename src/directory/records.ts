@@ -11,6 +11,10 @@ import type { UserKind, UserStatus } from '../platform/database/entities/user.en
 export { MEMBERSHIP_ROLES };
 export type { ClientType, MembershipRole, TenantKind, TenantStatus, UserKind, UserStatus };
 
+export const CLIENT_TYPES: readonly ClientType[] = ['confidential', 'browser', 'native'];
+export const USER_KINDS: readonly UserKind[] = ['guest', 'provisional', 'regular'];
+export const USER_STATUSES: readonly UserStatus[] = ['active', 'deactivated'];
+
 export interface TenantRecord {
   readonly id: string;
   readonly name: string;

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { affectedRows } from '../platform/database/row-decoders';
 
 export interface PurgeCounts {
   sessions: number;
@@ -91,8 +92,7 @@ export class RetentionRepository {
   private async drain(sql: string, params: unknown[]): Promise<number> {
     let total = 0;
     for (;;) {
-      const result = await this.db.query<[unknown[], number]>(sql, [this.batchSize, ...params]);
-      const deleted = result[1];
+      const { affected: deleted } = affectedRows(await this.db.query(sql, [this.batchSize, ...params]));
       total += deleted;
       if (deleted < this.batchSize) return total;
     }

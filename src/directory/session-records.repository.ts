@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
-import { text, type Row } from './row-decoders';
+import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
 
 @Injectable()
 export class SessionRecordsRepository {
@@ -34,9 +34,11 @@ export class SessionRecordsRepository {
    */
   async revokeWithin(m: EntityManager, sessionId: string, userId: string): Promise<boolean> {
     // TypeORM answers an UPDATE with [rows, affected count].
-    const [, affected] = await m.query<[unknown[], number]>(
-      `UPDATE sessions SET revoked_at = clock_timestamp() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
-      [sessionId, userId],
+    const { affected } = affectedRows(
+      await m.query(
+        `UPDATE sessions SET revoked_at = clock_timestamp() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
+        [sessionId, userId],
+      ),
     );
     return affected === 1;
   }
@@ -54,10 +56,12 @@ export class SessionRecordsRepository {
     recordsFor: (userId: string) => readonly AuditRecord[],
   ): Promise<{ userId: string } | null> {
     return this.records.manager.transaction(async (m) => {
-      const [row] = await m.query<Row[]>('SELECT user_id FROM sessions WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-        sessionId,
-        tenantId,
-      ]);
+      const [row] = rowsOf(
+        await m.query('SELECT user_id FROM sessions WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+          sessionId,
+          tenantId,
+        ]),
+      );
       if (!row) return null;
       const userId = text(row, 'user_id');
       await m.query('UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1', [
@@ -78,18 +82,20 @@ export class SessionRecordsRepository {
     sessionId: string,
     lifetime: { idleSeconds: number; absoluteSeconds: number | null },
   ): Promise<{ userId: string; expiresAtMs: number } | null> {
-    const [rows] = await this.records.manager.query<[Array<{ user_id: string; expires_ms: string }>, number]>(
-      `UPDATE sessions
+    const { rows } = affectedRows(
+      await this.records.manager.query(
+        `UPDATE sessions
           SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
                                  coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
               last_used_at = clock_timestamp()
         WHERE id = $1 AND revoked_at IS NULL AND expires_at > clock_timestamp()
           AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
         RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
-      [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds],
+        [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds],
+      ),
     );
     const row = rows[0];
-    return row ? { userId: row.user_id, expiresAtMs: Number(row.expires_ms) } : null;
+    return row ? { userId: text(row, 'user_id'), expiresAtMs: count(row, 'expires_ms') } : null;
   }
 
   /** Whether a revocation of the session has committed here. */

@@ -1,8 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import {
+  affectedRows,
+  decodeFirst,
+  decodeRows,
+  jsonRows,
+  nullableText,
+  nullableTimestamp,
+  rowsOf,
+  text,
+  timestamp,
+} from '../platform/database/row-decoders';
 import { AuditTrail, type AuditRecord } from './audit-trail.repository';
-import { nullableText, nullableTimestamp, text, timestamp, type Row } from './row-decoders';
 
 /** A user with its identities and memberships, as operators, the console and the user see it. */
 export interface UserDetails {
@@ -21,14 +31,6 @@ export interface SessionRow {
   readonly clientId: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
-}
-
-/** A JSON array of objects, as the aggregates of `find` build them; each is decoded as a row. */
-function jsonRows(row: Row, column: string): Row[] {
-  const value = row[column];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)))
-    throw new Error(`unexpected row: column ${column} is not a JSON array of objects`);
-  return value as Row[];
 }
 
 /**
@@ -50,11 +52,14 @@ export class UserRecordsRepository {
   ) {}
 
   async findByIdentity(tenantId: string, provider: string, providerSubject: string): Promise<UserDetails | null> {
-    const [row] = await this.db.query<Array<{ user_id: string }>>(
-      'SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3',
-      [tenantId, provider, providerSubject],
+    const userId = decodeFirst(
+      await this.db.query(
+        'SELECT user_id FROM identities WHERE tenant_id = $1 AND provider = $2 AND provider_subject = $3',
+        [tenantId, provider, providerSubject],
+      ),
+      (row) => text(row, 'user_id'),
     );
-    return row ? this.find(tenantId, row.user_id) : null;
+    return userId === null ? null : this.find(tenantId, userId);
   }
 
   /**
@@ -62,14 +67,16 @@ export class UserRecordsRepository {
    * every call, and three sequential round trips were most of that route's cost (issue 24, point 6).
    */
   async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserDetails | null> {
-    const [row] = await m.query<Row[]>(
-      `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
+    const [row] = rowsOf(
+      await m.query(
+        `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
               (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
                  FROM identities i WHERE i.user_id = u.id) AS identities,
               (SELECT coalesce(json_agg(json_build_object('tenant_id', ms.tenant_id, 'role', ms.role) ORDER BY ms.tenant_id), '[]')
                  FROM memberships ms WHERE ms.user_id = u.id) AS memberships
          FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
-      [userId, tenantId],
+        [userId, tenantId],
+      ),
     );
     if (!row) return null;
     return {
@@ -93,19 +100,28 @@ export class UserRecordsRepository {
 
   /** Session rows that may still be live (their expiry has not passed), newest first. */
   async unexpiredSessions(userId: string): Promise<SessionRow[]> {
-    const rows = await this.db.query<Array<{ id: string; client_id: string; created_at: Date; expires_at: Date }>>(
-      'SELECT id, client_id, created_at, expires_at FROM sessions WHERE user_id = $1 AND expires_at > now() ORDER BY created_at DESC',
-      [userId],
+    return decodeRows(
+      await this.db.query(
+        'SELECT id, client_id, created_at, expires_at FROM sessions WHERE user_id = $1 AND expires_at > now() ORDER BY created_at DESC',
+        [userId],
+      ),
+      (r) => ({
+        id: text(r, 'id'),
+        clientId: text(r, 'client_id'),
+        createdAt: timestamp(r, 'created_at'),
+        expiresAt: timestamp(r, 'expires_at'),
+      }),
     );
-    return rows.map((r) => ({ id: r.id, clientId: r.client_id, createdAt: r.created_at, expiresAt: r.expires_at }));
   }
 
   async sessionOwner(sessionId: string): Promise<{ tenantId: string; userId: string } | null> {
-    const [row] = await this.db.query<Array<{ tenant_id: string; user_id: string }>>(
-      'SELECT tenant_id, user_id FROM sessions WHERE id = $1',
-      [sessionId],
+    return decodeFirst(
+      await this.db.query('SELECT tenant_id, user_id FROM sessions WHERE id = $1', [sessionId]),
+      (row) => ({
+        tenantId: text(row, 'tenant_id'),
+        userId: text(row, 'user_id'),
+      }),
     );
-    return row ? { tenantId: row.tenant_id, userId: row.user_id } : null;
   }
 
   /**
@@ -121,10 +137,12 @@ export class UserRecordsRepository {
   ): Promise<boolean> {
     return this.db.transaction(async (m) => {
       // TypeORM answers an UPDATE with [rows, affected count].
-      const [, updated] = await m.query<[unknown[], number]>(
-        `UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp()
+      const { affected: updated } = affectedRows(
+        await m.query(
+          `UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp()
           WHERE id = $1 AND tenant_id = $2 AND status = 'active'`,
-        [userId, tenantId],
+          [userId, tenantId],
+        ),
       );
       if (updated > 0)
         await this.audit.record({ type: 'user.deactivated', tenantId, subject: userId, data: { by } }, m);
@@ -140,12 +158,14 @@ export class UserRecordsRepository {
    * erasure then fails, the revocation that may have happened still has its row. Ids only.
    */
   async recordErasureRevocation(tenantId: string, userId: string, by: ErasedBy): Promise<boolean> {
-    const rows = await this.db.query<unknown[]>(
-      `INSERT INTO audit_events (type, tenant_id, subject, data)
+    const rows = rowsOf(
+      await this.db.query(
+        `INSERT INTO audit_events (type, tenant_id, subject, data)
        SELECT 'session.revoked', u.tenant_id, u.id, $3::jsonb FROM users u JOIN tenants t ON t.id = u.tenant_id
         WHERE u.id = $1 AND u.tenant_id = $2 AND t.kind = 'customer'
        RETURNING id`,
-      [userId, tenantId, JSON.stringify({ sessions: 'all', by, for: 'user.delete' })],
+        [userId, tenantId, JSON.stringify({ sessions: 'all', by, for: 'user.delete' })],
+      ),
     );
     return rows.length === 1;
   }
@@ -166,17 +186,21 @@ export class UserRecordsRepository {
     alsoRecord: readonly AuditRecord[] = [],
   ): Promise<string[] | null> {
     return this.db.transaction(async (m) => {
-      const locked = await m.query<unknown[]>('SELECT id FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-        userId,
-        tenantId,
-      ]);
-      if (locked.length === 0) return null;
-      const personal = await m.query<Array<{ value: string }>>(
-        `SELECT provider_subject AS value FROM identities WHERE user_id = $1
-         UNION SELECT email FROM identities WHERE user_id = $1 AND email IS NOT NULL`,
-        [userId],
+      const locked = rowsOf(
+        await m.query('SELECT id FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [userId, tenantId]),
       );
-      const sessions = await m.query<Array<{ id: string }>>('SELECT id FROM sessions WHERE user_id = $1', [userId]);
+      if (locked.length === 0) return null;
+      const personal = decodeRows(
+        await m.query(
+          `SELECT provider_subject AS value FROM identities WHERE user_id = $1
+           UNION SELECT email FROM identities WHERE user_id = $1 AND email IS NOT NULL`,
+          [userId],
+        ),
+        (row) => ({ value: text(row, 'value') }),
+      );
+      const sessions = decodeRows(await m.query('SELECT id FROM sessions WHERE user_id = $1', [userId]), (row) => ({
+        id: text(row, 'id'),
+      }));
       await m.query('DELETE FROM consents WHERE user_id = $1', [userId]);
       await m.query('DELETE FROM memberships WHERE user_id = $1', [userId]);
       await m.query('DELETE FROM sessions WHERE user_id = $1', [userId]);

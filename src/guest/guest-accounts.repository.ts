@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
 import { newRecordId } from '../directory/identifiers';
 import type { ClientRecord } from '../directory/records';
-import { text, type Row } from '../directory/row-decoders';
+import { bool, count, decodeFirst, decodeRows, rowsOf, text } from '../platform/database/row-decoders';
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
 export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
@@ -29,8 +29,9 @@ export class GuestAccountsRepository {
    */
   async createGuestWithSession(client: ClientRecord, sessionId: string, ttlSeconds: number): Promise<string | null> {
     const id = newRecordId('user');
-    const rows = await this.db.query<unknown[]>(
-      `WITH c AS (
+    const rows = rowsOf(
+      await this.db.query(
+        `WITH c AS (
          SELECT 1 FROM clients c JOIN tenants t ON t.id = c.tenant_id
           WHERE c.id = $4 AND c.tenant_id = $2 AND c.enabled AND c.type = $6 AND c.scopes = $7::text[]
             AND t.status = 'active' AND t.kind = 'customer'),
@@ -41,17 +42,18 @@ export class GuestAccountsRepository {
          ON CONFLICT (tenant_id, day, shard) DO UPDATE SET guests_created = tenant_daily_stats.guests_created + 1)
        INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
        SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
-      [id, client.tenantId, sessionId, client.id, ttlSeconds, client.type, client.scopes],
+        [id, client.tenantId, sessionId, client.id, ttlSeconds, client.type, client.scopes],
+      ),
     );
     return rows.length === 1 ? id : null;
   }
 
   /** The database clock, so "created after the intent" compares like with like. */
   async now(): Promise<number> {
-    const [row] = await this.db.query<Array<{ ms: string }>>(
-      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms',
+    const [row = {}] = rowsOf(
+      await this.db.query('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms'),
     );
-    return Number(row?.ms);
+    return count(row, 'ms');
   }
 
   async isActiveGuest(tenantId: string, userId: string): Promise<boolean> {
@@ -60,19 +62,21 @@ export class GuestAccountsRepository {
 
   /** An active user of this kind: a guest, or a full account (`regular`, contract 14 linking). */
   async isActive(tenantId: string, userId: string, kind: 'guest' | 'regular'): Promise<boolean> {
-    const rows = await this.db.query<unknown[]>(
-      `SELECT 1 FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active'`,
-      [userId, tenantId, kind],
+    const rows = rowsOf(
+      await this.db.query(`SELECT 1 FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active'`, [
+        userId,
+        tenantId,
+        kind,
+      ]),
     );
     return rows.length === 1;
   }
 
   /** Sign-in with a proof: an active user, a provisional one becoming a regular account. */
   async activateForSignIn(tenantId: string, userId: string, m: EntityManager): Promise<boolean> {
-    const [user] = await m.query<Row[]>('SELECT kind, status FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-      userId,
-      tenantId,
-    ]);
+    const [user] = rowsOf(
+      await m.query('SELECT kind, status FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [userId, tenantId]),
+    );
     if (!user || text(user, 'status') !== 'active') return false;
     if (text(user, 'kind') === 'provisional')
       await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [userId]);
@@ -90,55 +94,49 @@ export class GuestAccountsRepository {
     m: EntityManager,
     input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number; to?: 'regular' },
   ): Promise<MoveOutcome> {
-    const guest = await m.query<unknown[]>(
-      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active' FOR UPDATE`,
-      [input.guestId, input.tenantId, input.to ?? 'guest'],
+    const guest = rowsOf(
+      await m.query(
+        `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active' FOR UPDATE`,
+        [input.guestId, input.tenantId, input.to ?? 'guest'],
+      ),
     );
     if (guest.length !== 1) return 'not_guest';
-    const [identity] = await m.query<Array<{ user_id: string; created_ms: string }>>(
-      `SELECT user_id, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active' FOR UPDATE`,
-      [input.identityId, input.tenantId],
+    const identity = decodeFirst(
+      await m.query(
+        `SELECT user_id, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active' FOR UPDATE`,
+        [input.identityId, input.tenantId],
+      ),
+      (row) => ({ userId: text(row, 'user_id'), createdAt: count(row, 'created_ms') }),
     );
     if (!identity) return 'in_use';
-    if (identity.user_id === input.guestId) return 'already_owned';
-    const [owner] = await m.query<
-      Array<{
-        kind: string;
-        status: string;
-        created_ms: string;
-        identities: number;
-        had_session: boolean;
-        had_membership: boolean;
-        had_consent: boolean;
-      }>
-    >(
-      `SELECT u.kind, u.status, (extract(epoch FROM u.created_at) * 1000)::bigint AS created_ms,
+    if (identity.userId === input.guestId) return 'already_owned';
+    const owner = decodeFirst(
+      await m.query(
+        `SELECT u.kind, u.status, (extract(epoch FROM u.created_at) * 1000)::bigint AS created_ms,
               (SELECT count(*) FROM identities i WHERE i.user_id = u.id)::int AS identities,
               EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id) AS had_session,
               EXISTS (SELECT 1 FROM memberships ms WHERE ms.user_id = u.id) AS had_membership,
               EXISTS (SELECT 1 FROM consents c WHERE c.user_id = u.id) AS had_consent
          FROM users u WHERE u.id = $1 FOR UPDATE OF u`,
-      [identity.user_id],
+        [identity.userId],
+      ),
+      (row) => ({
+        kind: text(row, 'kind'),
+        status: text(row, 'status'),
+        ownerCreatedAt: count(row, 'created_ms'),
+        identities: count(row, 'identities'),
+        hadSession: bool(row, 'had_session'),
+        hadMembership: bool(row, 'had_membership'),
+        hadConsent: bool(row, 'had_consent'),
+      }),
     );
     const pristine =
-      owner !== undefined &&
-      isPristineProvisionalUser(
-        {
-          kind: owner.kind,
-          status: owner.status,
-          ownerCreatedAt: Number(owner.created_ms),
-          identityCreatedAt: Number(identity.created_ms),
-          identities: owner.identities,
-          hadSession: owner.had_session,
-          hadMembership: owner.had_membership,
-          hadConsent: owner.had_consent,
-        },
-        input.intentCreatedAt,
-      );
+      owner !== null &&
+      isPristineProvisionalUser({ ...owner, identityCreatedAt: identity.createdAt }, input.intentCreatedAt);
     if (!pristine) return 'in_use';
     await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.guestId, input.identityId]);
     await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [
-      identity.user_id,
+      identity.userId,
     ]);
     await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
     return 'moved';
@@ -152,18 +150,25 @@ export class GuestAccountsRepository {
     m: EntityManager,
     input: { tenantId: string; userId: string; provider: string; providerSubject: string },
   ): Promise<'unlinked' | 'not_found' | 'last_identity'> {
-    const user = await m.query<unknown[]>(
-      `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'regular' AND status = 'active' FOR UPDATE`,
-      [input.userId, input.tenantId],
+    const user = rowsOf(
+      await m.query(
+        `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = 'regular' AND status = 'active' FOR UPDATE`,
+        [input.userId, input.tenantId],
+      ),
     );
     if (user.length !== 1) return 'not_found';
-    const identities = await m.query<Array<{ id: string; provider: string; provider_subject: string }>>(
-      `SELECT id, provider, provider_subject FROM identities WHERE user_id = $1 AND status = 'active' FOR UPDATE`,
-      [input.userId],
+    const identities = decodeRows(
+      await m.query(
+        `SELECT id, provider, provider_subject FROM identities WHERE user_id = $1 AND status = 'active' FOR UPDATE`,
+        [input.userId],
+      ),
+      (row) => ({
+        id: text(row, 'id'),
+        provider: text(row, 'provider'),
+        providerSubject: text(row, 'provider_subject'),
+      }),
     );
-    const target = identities.find(
-      (i) => i.provider === input.provider && i.provider_subject === input.providerSubject,
-    );
+    const target = identities.find((i) => i.provider === input.provider && i.providerSubject === input.providerSubject);
     if (!target) return 'not_found';
     if (identities.length === 1) return 'last_identity';
     await m.query('DELETE FROM identities WHERE id = $1', [target.id]);
