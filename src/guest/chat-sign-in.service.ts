@@ -2,18 +2,21 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
 import { AppError } from '../errors/app-error';
-import { sha256 } from '../platform/crypto/digests';
-import { newSecret } from '../platform/crypto/ids';
-import { isString, objectDecoder, optional } from '../platform/redis/decode';
+import { objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { newBinding, redirectToClient, requireBoundBrowser, type BindingCookie } from './browser-binding';
+import {
+  BINDING_FIELDS,
+  SIGN_IN_HANDLE_FIELDS,
+  SIGN_IN_STATE_TTL_SECONDS,
+  SignInStates,
+  type BoundSignInState,
+  type SignInHandle,
+} from './sign-in-states.store';
 import { ChatPlatformClient } from './chat-platform.client';
 import { ProviderProofs } from './provider-proofs';
 import { TenantClients } from './tenant-clients';
-
-/** A state, a bounce handle and a bounce cookie all live ten minutes: one consent on the platform. */
-const STATE_TTL_SECONDS = 600;
 
 /**
  * The first-party cookie the bounce sets (issue 22, finding 2). Named per bounce, so two flows
@@ -22,44 +25,10 @@ const STATE_TTL_SECONDS = 600;
 export const chatBindingCookieName = (bindingId: string): string => `__Host-svc_chat_${bindingId}`;
 
 /** Where a flow started by a page is, between `POST chat/start` and the bounce. */
-interface ChatHandle {
-  readonly tenantId: string;
-  readonly clientId: string;
-  readonly flowId: string;
-  readonly cookieHash: string;
-}
+const decodeChatHandle = objectDecoder<SignInHandle>(SIGN_IN_HANDLE_FIELDS);
 
-const decodeChatHandle = objectDecoder<ChatHandle>({
-  tenantId: isString,
-  clientId: isString,
-  flowId: isString,
-  cookieHash: isString,
-});
-
-interface ChatState extends ChatHandle {
-  /**
-   * Set when a page started the flow by `POST chat/start` and a browser followed its
-   * `authorize_url` through the bounce (contract section 11, issue 22 finding 2): the callback
-   * requires the bounce's first-party cookie, since a cross-site page's flow cookie lives in that
-   * page's partition and never reaches the callback's top-level navigation. Without it the
-   * callback requires the flow cookie itself (`GET chat/start`, a top-level navigation). The proof
-   * the callback issues stays bound to the flow cookie either way.
-   */
-  readonly bindingId?: string;
-  readonly bindingHash?: string;
-}
-
-const decodeChatState = objectDecoder<ChatState>({
-  tenantId: isString,
-  clientId: isString,
-  flowId: isString,
-  cookieHash: isString,
-  bindingId: optional(isString),
-  bindingHash: optional(isString),
-});
-
-const stateKey = (state: string): string => `gcs:{${sha256(state)}}`;
-const handleKey = (handle: string): string => `gch:{${sha256(handle)}}`;
+/** The flow the state belongs to and, after a bounce, the bounce's binding (contract section 11). */
+const decodeChatState = objectDecoder<BoundSignInState>({ ...SIGN_IN_HANDLE_FIELDS, ...BINDING_FIELDS });
 
 /** What the callback's answer must do besides redirecting. */
 export interface ChatCallbackResult {
@@ -76,6 +45,7 @@ export interface ChatCallbackResult {
 @Injectable()
 export class ChatSignInService {
   private readonly logger = new Logger('ChatSignIn');
+  private readonly states: SignInStates<SignInHandle, BoundSignInState>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -83,9 +53,11 @@ export class ChatSignInService {
     private readonly flows: BrowserFlows,
     private readonly apps: ChatPlatformAppsRepository,
     private readonly platform: ChatPlatformClient,
-    private readonly store: OneTimeStore,
+    store: OneTimeStore,
     private readonly proofs: ProviderProofs,
-  ) {}
+  ) {
+    this.states = new SignInStates(store, 'gc', decodeChatHandle, decodeChatState);
+  }
 
   /** `GET chat/start`: a top-level navigation, which may start the flow (contract section 6). */
   async start(ctx: GuestRequestContext): Promise<WithFlowCookie<{ location: string }>> {
@@ -109,17 +81,12 @@ export class ChatSignInService {
     if (!(await this.apps.find(ctx.tenantId)))
       throw new AppError('not_found', 'This tenant has no chat platform configured.');
     const flow = await this.flows.requireKnown(ctx);
-    const handle = newSecret();
-    await this.store.put(
-      handleKey(handle),
-      {
-        tenantId: ctx.tenantId,
-        clientId: client.id,
-        flowId: flow.flowId,
-        cookieHash: flow.cookieHash,
-      } satisfies ChatHandle,
-      STATE_TTL_SECONDS,
-    );
+    const handle = await this.states.newHandle({
+      tenantId: ctx.tenantId,
+      clientId: client.id,
+      flowId: flow.flowId,
+      cookieHash: flow.cookieHash,
+    });
     const url = new URL(`${this.config.authOrigin}/t/${encodeURIComponent(ctx.tenantId)}/chat/go`);
     url.searchParams.set('handle', handle);
     return { authorize_url: url.toString() };
@@ -131,11 +98,11 @@ export class ChatSignInService {
    * (issue 22, finding 2), then sends the browser to the platform.
    */
   async bounce(tenantId: string, handle: string): Promise<{ location: string; bindingCookie: BindingCookie }> {
-    const pending = await this.store.consume(handleKey(handle), decodeChatHandle);
+    const pending = await this.states.takeHandle(handle);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used link.');
     const app = await this.apps.find(tenantId);
     if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
-    const { binding, cookie } = newBinding(chatBindingCookieName, STATE_TTL_SECONDS);
+    const { binding, cookie } = newBinding(chatBindingCookieName, SIGN_IN_STATE_TTL_SECONDS);
     return { location: await this.authorizeUrl(app, pending, pending, binding), bindingCookie: cookie };
   }
 
@@ -145,18 +112,13 @@ export class ChatSignInService {
     flow: BoundFlow,
     binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
-    const state = newSecret();
-    await this.store.put(
-      stateKey(state),
-      {
-        tenantId: owner.tenantId,
-        clientId: owner.clientId,
-        flowId: flow.flowId,
-        cookieHash: flow.cookieHash,
-        ...binding,
-      } satisfies ChatState,
-      STATE_TTL_SECONDS,
-    );
+    const state = await this.states.newState({
+      tenantId: owner.tenantId,
+      clientId: owner.clientId,
+      flowId: flow.flowId,
+      cookieHash: flow.cookieHash,
+      ...binding,
+    });
     return this.platform.authorizeUrl(app, state);
   }
 
@@ -174,7 +136,7 @@ export class ChatSignInService {
     reply: { code?: string | undefined; state: string; error?: string | undefined },
     readCookie: (name: string) => string | undefined,
   ): Promise<ChatCallbackResult> {
-    const pending = await this.store.consume(stateKey(reply.state), decodeChatState);
+    const pending = await this.states.takeState(reply.state);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
     const spent = pending.bindingId === undefined ? {} : { spentCookie: chatBindingCookieName(pending.bindingId) };
     const location = await redirectToClient(
@@ -187,7 +149,7 @@ export class ChatSignInService {
   }
 
   private async complete(
-    pending: ChatState,
+    pending: BoundSignInState,
     reply: { code?: string | undefined; error?: string | undefined },
     readCookie: (name: string) => string | undefined,
   ): Promise<Record<string, string>> {

@@ -4,36 +4,36 @@ import { IdentityProvidersRepository, type IdentityProvider } from '../directory
 import { AppError } from '../errors/app-error';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
-import { isString, objectDecoder, optional } from '../platform/redis/decode';
+import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
-import { newBinding, redirectToClient, requireBoundBrowser, type BindingCookie } from './browser-binding';
+import {
+  newBinding,
+  redirectToClient,
+  requireBoundBrowser,
+  type BindingCookie,
+  type BoundState,
+} from './browser-binding';
+import {
+  BINDING_FIELDS,
+  SIGN_IN_HANDLE_FIELDS,
+  SIGN_IN_STATE_TTL_SECONDS,
+  SignInStates,
+  type SignInHandle,
+} from './sign-in-states.store';
 import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { ProviderClients } from './provider-clients';
 import { ProviderIdTokens } from './provider-id-tokens';
 import { ProviderProofs } from './provider-proofs';
 import { TenantClients } from './tenant-clients';
 
-/** A state, a bounce handle and a bounce cookie live ten minutes: one sign-in at the provider. */
-const STATE_TTL_SECONDS = 600;
-
 /** The first-party cookie of the bounce, named per bounce so two flows in one browser keep theirs. */
 export const providerBindingCookieName = (bindingId: string): string => `__Host-svc_idp_${bindingId}`;
 
-interface ProviderHandle {
-  readonly tenantId: string;
-  readonly clientId: string;
+interface ProviderHandle extends SignInHandle {
   readonly providerId: string;
-  readonly flowId: string;
-  readonly cookieHash: string;
 }
 
-const HANDLE_FIELDS = {
-  tenantId: isString,
-  clientId: isString,
-  providerId: isString,
-  flowId: isString,
-  cookieHash: isString,
-};
+const HANDLE_FIELDS = { ...SIGN_IN_HANDLE_FIELDS, providerId: isString };
 const decodeHandle = objectDecoder<ProviderHandle>(HANDLE_FIELDS);
 
 /**
@@ -42,23 +42,18 @@ const decodeHandle = objectDecoder<ProviderHandle>(HANDLE_FIELDS);
  * providers/{id}/start`, the bounce's first-party cookie that the callback requires instead of
  * the flow cookie (as the chat flow's, issue 22 finding 2).
  */
-interface ProviderState extends ProviderHandle {
+interface ProviderState extends ProviderHandle, BoundState {
   readonly nonce: string;
   readonly codeVerifier: string;
-  readonly bindingId?: string;
-  readonly bindingHash?: string;
 }
 
 const decodeState = objectDecoder<ProviderState>({
   ...HANDLE_FIELDS,
   nonce: isString,
   codeVerifier: isString,
-  bindingId: optional(isString),
-  bindingHash: optional(isString),
+  ...BINDING_FIELDS,
 });
 
-const stateKey = (state: string): string => `gps:{${sha256(state)}}`;
-const handleKey = (handle: string): string => `gph:{${sha256(handle)}}`;
 /** An ID token of the native flow, spent: it proves a sign-in once. */
 const spentTokenKey = (idToken: string): string => `gpt:{${sha256(idToken)}}`;
 
@@ -76,6 +71,7 @@ export interface ProviderCallbackResult {
 @Injectable()
 export class ProviderSignInService {
   private readonly logger = new Logger('ProviderSignIn');
+  private readonly states: SignInStates<ProviderHandle, ProviderState>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -86,7 +82,9 @@ export class ProviderSignInService {
     private readonly idTokens: ProviderIdTokens,
     private readonly proofs: ProviderProofs,
     private readonly store: OneTimeStore,
-  ) {}
+  ) {
+    this.states = new SignInStates(store, 'gp', decodeHandle, decodeState);
+  }
 
   /** `GET providers/{id}/start`: a top-level navigation, which may start the flow. */
   async start(ctx: GuestRequestContext, providerId: string): Promise<WithFlowCookie<{ location: string }>> {
@@ -106,12 +104,7 @@ export class ProviderSignInService {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     await this.provider(ctx.tenantId, providerId);
     const flow = await this.flows.requireKnown(ctx);
-    const handle = newSecret();
-    await this.store.put(
-      handleKey(handle),
-      { tenantId: ctx.tenantId, clientId: client.id, providerId, ...flow } satisfies ProviderHandle,
-      STATE_TTL_SECONDS,
-    );
+    const handle = await this.states.newHandle({ tenantId: ctx.tenantId, clientId: client.id, providerId, ...flow });
     const url = new URL(`${this.config.authOrigin}/t/${encodeURIComponent(ctx.tenantId)}/providers/go`);
     url.searchParams.set('handle', handle);
     return { authorize_url: url.toString() };
@@ -119,10 +112,10 @@ export class ProviderSignInService {
 
   /** `GET providers/go`: spends the handle, binds the state to this browser, goes to the provider. */
   async bounce(tenantId: string, handle: string): Promise<{ location: string; bindingCookie: BindingCookie }> {
-    const pending = await this.store.consume(handleKey(handle), decodeHandle);
+    const pending = await this.states.takeHandle(handle);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used link.');
     const provider = await this.provider(tenantId, pending.providerId);
-    const { binding, cookie } = newBinding(providerBindingCookieName, STATE_TTL_SECONDS);
+    const { binding, cookie } = newBinding(providerBindingCookieName, SIGN_IN_STATE_TTL_SECONDS);
     return { location: await this.authorizeUrl(provider, pending, binding), bindingCookie: cookie };
   }
 
@@ -131,22 +124,19 @@ export class ProviderSignInService {
     owner: ProviderHandle,
     binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
-    const checks = { state: newSecret(), nonce: newSecret(), codeVerifier: newSecret() };
-    await this.store.put(
-      stateKey(checks.state),
-      {
-        tenantId: owner.tenantId,
-        clientId: owner.clientId,
-        providerId: owner.providerId,
-        flowId: owner.flowId,
-        cookieHash: owner.cookieHash,
-        nonce: checks.nonce,
-        codeVerifier: checks.codeVerifier,
-        ...binding,
-      } satisfies ProviderState,
-      STATE_TTL_SECONDS,
-    );
-    return this.oidc.authorizeUrl(provider, checks);
+    const nonce = newSecret();
+    const codeVerifier = newSecret();
+    const state = await this.states.newState({
+      tenantId: owner.tenantId,
+      clientId: owner.clientId,
+      providerId: owner.providerId,
+      flowId: owner.flowId,
+      cookieHash: owner.cookieHash,
+      nonce,
+      codeVerifier,
+      ...binding,
+    });
+    return this.oidc.authorizeUrl(provider, { state, nonce, codeVerifier });
   }
 
   /**
@@ -159,7 +149,7 @@ export class ProviderSignInService {
     reply: { code?: string | undefined; state: string; error?: string | undefined; iss?: string | undefined },
     readCookie: (name: string) => string | undefined,
   ): Promise<ProviderCallbackResult> {
-    const pending = await this.store.consume(stateKey(reply.state), decodeState);
+    const pending = await this.states.takeState(reply.state);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
     const spent = pending.bindingId === undefined ? {} : { spentCookie: providerBindingCookieName(pending.bindingId) };
     const location = await redirectToClient(
