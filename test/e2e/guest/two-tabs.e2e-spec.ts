@@ -153,13 +153,15 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     expect([await userId(one), await userId(two), await score(one), await score(two)]).toEqual([id, id, '3', '3']);
     await shot(two, `after-reload${opts.withoutWebLocks ? '-lease' : ''}`);
 
-    // The session is live: the service answers both tabs' bearer, and no tab ever presented a
-    // refresh token twice (the reuse interval was never needed).
+    // The session is live: the service answers both tabs' bearer. Under Web Locks no tab ever
+    // presented a refresh token twice (the reuse interval was never needed); Web Storage has no
+    // compare-and-set, so under the lease two tabs may, rarely (a loaded machine), both present
+    // one, and the reuse interval answers both alike: the session above survived it.
     expect(await meInPage(one)).toMatchObject({ id, guest: true });
     expect(await meInPage(two)).toMatchObject({ id, guest: true });
     expect(presented.length).toBeGreaterThanOrEqual(3);
     expect(presented).not.toContain('none');
-    expect(new Set(presented).size).toBe(presented.length);
+    expect(presented.length - new Set(presented).size).toBeLessThanOrEqual(opts.withoutWebLocks ? 1 : 0);
     // Cookie mode: the pages never named a refresh token, and never kept one where scripts read.
     expect(inBody).toBe(0);
     expect(both.map((r) => r.refreshToken)).toEqual([undefined, undefined]);
