@@ -2,8 +2,8 @@ import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common
 import { IsString, Matches } from 'class-validator';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
 import { Route } from '../http/route';
+import { cookieReader, sendBounce, sendCallbackResult } from './binding-redirects';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';
 import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
@@ -52,10 +52,7 @@ export class ChatController {
     @Query() query: ChatBounceQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const { location, bindingCookie } = await this.chat.bounce(tenantId, query.handle);
-    // Lax: the platform's redirect back to the callback is a top-level GET, which carries it.
-    setHostCookie(res, bindingCookie.name, bindingCookie.value, bindingCookie.maxAgeSeconds, 'lax');
-    res.redirect(302, location);
+    sendBounce(res, await this.chat.bounce(tenantId, query.handle));
   }
 
   @Route(GUEST_PROOF_ROUTES.chatCallback)
@@ -65,10 +62,6 @@ export class ChatController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { location, spentCookie } = await this.chat.callback(tenantId, query, (name) =>
-      readCookie(req.headers.cookie, name),
-    );
-    if (spentCookie) expireHostCookie(res, spentCookie, 'lax');
-    res.redirect(302, location);
+    sendCallbackResult(res, await this.chat.callback(tenantId, query, cookieReader(req)));
   }
 }

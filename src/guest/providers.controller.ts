@@ -1,8 +1,8 @@
 import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
 import { Route } from '../http/route';
+import { cookieReader, sendBounce, sendCallbackResult } from './binding-redirects';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { withQuery } from './callback-redirect';
 import { ChatStartQueryDto, FlowBoundDto } from './guest.dto';
@@ -56,10 +56,7 @@ export class ProvidersController {
     @Query() query: ProviderBounceQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const { location, bindingCookie } = await this.providers.bounce(tenantId, query.handle);
-    // Lax: the provider's redirect back to the callback is a top-level GET, which carries it.
-    setHostCookie(res, bindingCookie.name, bindingCookie.value, bindingCookie.maxAgeSeconds, 'lax');
-    res.redirect(302, location);
+    sendBounce(res, await this.providers.bounce(tenantId, query.handle));
   }
 
   @Route(PROVIDER_ROUTES.callback)
@@ -69,11 +66,7 @@ export class ProvidersController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { location, spentCookie } = await this.providers.callback(tenantId, query, (name) =>
-      readCookie(req.headers.cookie, name),
-    );
-    if (spentCookie) expireHostCookie(res, spentCookie, 'lax');
-    res.redirect(302, location);
+    sendCallbackResult(res, await this.providers.callback(tenantId, query, cookieReader(req)));
   }
 
   /**
