@@ -133,12 +133,14 @@ export class IdentityProvidersRepository {
   /**
    * Whether identities proved under this provider id came from an issuer other than `issuer`. A
    * subject is unique only within its issuer: re-adding the id for another issuer would let that
-   * issuer's subjects sign in to the accounts of the first one's.
+   * issuer's subjects sign in to the accounts of the first one's. An identity without a recorded
+   * issuer (proved before issuers were recorded, of a provider removed before the migration that
+   * filled them in) proves nothing either way and does not block.
    */
   async hasIdentitiesOfAnotherIssuer(tenantId: string, id: string, issuer: string): Promise<boolean> {
     const rows = rowsOf(
       await this.rows.manager.query(
-        `SELECT 1 FROM identities WHERE tenant_id = $1 AND provider = $2 AND metadata->>'issuer' IS DISTINCT FROM $3 LIMIT 1`,
+        `SELECT 1 FROM identities WHERE tenant_id = $1 AND provider = $2 AND metadata->>'issuer' <> $3 LIMIT 1`,
         [tenantId, id, issuer],
       ),
     );

@@ -9,6 +9,7 @@ import { RetentionAndAudit1764000014000 } from '../../../migrations/176400001400
 import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-sliding-sessions';
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import { IdentityEmailDigest1764000020000 } from '../../../migrations/1764000020000-identity-email-digest';
+import { IdentityIssuer1764000021000 } from '../../../migrations/1764000021000-identity-issuer';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
 import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   ConsoleStatsAndAuditPaging1764000018000,
   DailyStatsShards1764000019000,
   IdentityEmailDigest1764000020000,
+  IdentityIssuer1764000021000,
 ];
 
 /**

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { GuestClient } from '../../../sdk/src/guest-client';
+import { DataSource } from 'typeorm';
+import { IdentityIssuer1764000021000 } from '../../../migrations/1764000021000-identity-issuer';
 import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
@@ -319,6 +321,47 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       // The same issuer again is the operator undoing a removal: allowed.
       expect((await p.addPlain('epic')).status).toBe(0);
       expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'epic')).status).toBe(0);
+    });
+
+    it('identities proved before issuers were recorded take their registered provider’s issuer (migration)', async () => {
+      expect((await p.addPlain('legacy')).status).toBe(0);
+      await w.t.pg.query(
+        `INSERT INTO users (id, tenant_id, kind, status) VALUES ('usr_LegacyIssuer000000001', 'acme', 'regular', 'active')`,
+      );
+      await w.t.pg.query(
+        `INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email_verified, status, metadata)
+         VALUES ('idn_LegacyIssuer000000001', 'acme', 'usr_LegacyIssuer000000001', 'legacy', 'old-1', false, 'active', '{}'),
+                ('idn_LegacyIssuer000000002', 'acme', 'usr_LegacyIssuer000000001', 'gone', 'old-2', false, 'active', '{}')`,
+      );
+      const runner = w.t.app.get(DataSource).createQueryRunner();
+      try {
+        await new IdentityIssuer1764000021000().up(runner);
+      } finally {
+        await runner.release();
+      }
+      const issuers = await w.t.pg.query(
+        `SELECT provider, metadata->>'issuer' AS issuer FROM identities WHERE user_id = 'usr_LegacyIssuer000000001' ORDER BY provider`,
+      );
+      // A provider no longer registered leaves its identities without an issuer, which blocks nothing.
+      expect(issuers.rows).toEqual([
+        { provider: 'gone', issuer: null },
+        { provider: 'legacy', issuer: p.plain.issuer },
+      ]);
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'legacy')).status).toBe(0);
+      expect((await p.addPlain('legacy')).status).toBe(0);
+      // The issuer recorded now blocks another one.
+      const elsewhere = await addProvider(
+        w,
+        'legacy',
+        p.apple.issuer,
+        'com.acme.web',
+        '--client-secret-file',
+        p.file('s\n'),
+      );
+      expect(elsewhere.status).not.toBe(0);
+      expect((await p.addPlain('gone')).status).toBe(0);
+      for (const id of ['legacy', 'gone'])
+        expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', id)).status).toBe(0);
     });
 
     it('an unknown provider is 404', async () => {
