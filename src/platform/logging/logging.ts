@@ -46,6 +46,14 @@ export interface HttpLogging {
 }
 
 /**
+ * `/readyz` reads PostgreSQL and Redis for anyone who asks, before any budget (issue 22, point 6),
+ * so it is logged like every other request (contract section 10), but a 2xx at debug: the load
+ * balancer's probe every few seconds would drown the log at info. A 503 is an error line as usual,
+ * and LOG_LEVEL=debug shows who is probing. `/healthz` does no I/O and stays unlogged.
+ */
+const PROBES_LOGGED_AT_DEBUG: ReadonlySet<string> = new Set(['/readyz']);
+
+/**
  * Structured JSON logs, and no header values at all: Authorization, Cookie and Origin stay out.
  *
  * The request's fields reach the services' log lines through the `mixin`, read from nestjs-pino's
@@ -59,14 +67,6 @@ export interface HttpLogging {
  * type's 400, a 413) still carries X-Request-Id and is logged once,
  * like every other request (contract section 10).
  */
-/**
- * `/readyz` reads PostgreSQL and Redis for anyone who asks, before any budget (issue 22, point 6),
- * so it is logged like every other request (contract section 10), but a 2xx at debug: the load
- * balancer's probe every few seconds would drown the log at info. A 503 is an error line as usual,
- * and LOG_LEVEL=debug shows who is probing. `/healthz` does no I/O and stays unlogged.
- */
-const PROBES_LOGGED_AT_DEBUG: ReadonlySet<string> = new Set(['/readyz']);
-
 export function httpLogging(
   config: AppConfig,
   opts: { readonly unloggedPaths: ReadonlySet<string>; readonly destination?: DestinationStream },
