@@ -30,13 +30,3 @@ export function list(values: OptionValues, name: string): string[] {
   const v = values[name];
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
 }
-
-export function httpUrl(value: string, name: string): string {
-  try {
-    const u = new URL(value);
-    if (u.protocol === 'https:' || u.protocol === 'http:') return u.toString();
-  } catch {
-    // reported below
-  }
-  throw new AdminInputError(`${name} must be an http(s) URL`);
-}
