@@ -52,12 +52,13 @@ export class TenantClients {
     if (!(await this.known.mayBeActive(tenantId))) throw new AppError('tenant_not_found');
     // A listed id may be stale, so its row is still read afresh below; an unlisted one is exact.
     const listed = await this.clientIdsOf(tenantId).find((c) => c.tenantActive && c.ids.has(clientId));
+    const readAt = this.recent.now();
     const { tenantActive, client } =
       listed.tenantActive && listed.ids.has(clientId)
         ? await this.clients.findEnabledOfActiveTenant(tenantId, clientId)
         : { tenantActive: listed.tenantActive, client: null };
     if (tenantActive && client && isPublicClient(client)) {
-      this.recent.set(key(tenantId, clientId), client);
+      this.recent.set(key(tenantId, clientId), client, readAt);
       return client;
     }
     this.recent.delete(key(tenantId, clientId));

@@ -25,8 +25,11 @@ export class ConsoleClientRows {
   async find(clientId: string): Promise<ClientRecord | null> {
     const cached = this.rows.get(clientId);
     if (cached) return cached;
+    // Stamped when the read starts: a row is trusted for the lifetime from the moment it may have
+    // been read, however long the read took.
+    const readAt = this.rows.now();
     const row = await this.clients.find(clientId);
-    if (row) this.rows.set(clientId, row);
+    if (row) this.rows.set(clientId, row, readAt);
     return row;
   }
 }
