@@ -1,6 +1,15 @@
 import type { Request, Response } from 'express';
 import { expireHostCookie, readCookie, setHostCookie } from '../http/cookies';
 import type { BindingCookie } from './browser-binding';
+import { sendWithFlowCookie, type WithFlowCookie } from './browser-flows';
+
+/**
+ * The start's answer, for the chat platform and the OpenID Connect providers alike: the flow
+ * cookie when the request started a flow, then on to the bounce.
+ */
+export function sendStart(res: Response, started: WithFlowCookie<{ location: string }>): void {
+  res.redirect(302, sendWithFlowCookie(res, started).location);
+}
 
 /**
  * The bounce's answer, for the chat platform and the OpenID Connect providers alike: the

@@ -3,8 +3,8 @@ import { IsString, Matches } from 'class-validator';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { Route } from '../http/route';
-import { cookieReader, sendBounce, sendCallbackResult } from './binding-redirects';
-import { guestContext, sendWithFlowCookie } from './browser-flows';
+import { cookieReader, sendBounce, sendCallbackResult, sendStart } from './binding-redirects';
+import { guestContext } from './browser-flows';
 import { ChatSignInService } from './chat-sign-in.service';
 import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
 import { ChatCallbackQueryDto, ChatStartQueryDto, FlowBoundDto } from './guest.dto';
@@ -29,11 +29,7 @@ export class ChatController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { location } = sendWithFlowCookie(
-      res,
-      await this.chat.start(guestContext(req, this.config, tenantId, query)),
-    );
-    res.redirect(302, location);
+    sendStart(res, await this.chat.start(guestContext(req, this.config, tenantId, query)));
   }
 
   @Route(GUEST_PROOF_ROUTES.chatStartForPage)

@@ -2,7 +2,7 @@ import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { Route } from '../http/route';
-import { cookieReader, sendBounce, sendCallbackResult } from './binding-redirects';
+import { cookieReader, sendBounce, sendCallbackResult, sendStart } from './binding-redirects';
 import { guestContext, sendWithFlowCookie } from './browser-flows';
 import { withQuery } from './callback-redirect';
 import { ChatStartQueryDto, FlowBoundDto } from './guest.dto';
@@ -33,11 +33,7 @@ export class ProvidersController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { location } = sendWithFlowCookie(
-      res,
-      await this.providers.start(guestContext(req, this.config, tenantId, query), providerId),
-    );
-    res.redirect(302, location);
+    sendStart(res, await this.providers.start(guestContext(req, this.config, tenantId, query), providerId));
   }
 
   @Route(PROVIDER_ROUTES.startForPage)
