@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/config';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { AppError } from '../errors/app-error';
 import type { PrincipalOf } from '../http/principal';
-import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import type { GuestRequestContext } from './browser-flows';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { IntentAndProof } from './intent-and-proof';
@@ -18,10 +16,8 @@ import type { LinkedIdentity } from './upgrade.service';
 @Injectable()
 export class AccountLinkingService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly intentAndProof: IntentAndProof,
     private readonly accounts: GuestAccountsRepository,
-    private readonly limiter: RateLimiter,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -30,13 +26,7 @@ export class AccountLinkingService {
     player: PrincipalOf<'guest'>,
     proofId: string,
   ): Promise<{ user_id: string; linked_identity: LinkedIdentity }> {
-    await this.limiter.hit({
-      name: 'account-link-subject',
-      domain: `svc:tenant:${ctx.tenantId}`,
-      subject: player.userId,
-      budget: this.config.rateLimits.guestUpgradeSubject,
-    });
-    if (player.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    await this.intentAndProof.admit(ctx, player, 'account-link-subject');
     const { client, intent, proof, restoreProof } = await this.intentAndProof.consume(ctx, player, proofId);
     await this.accounts
       .transaction(async (m) => {

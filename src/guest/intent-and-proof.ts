@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
+import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
 import { FlowRecordsStore, type LinkingIntent, type ProviderProof } from './flow-records.store';
 import { TenantClients } from './tenant-clients';
@@ -23,10 +25,30 @@ export interface ConsumedIntentAndProof {
 @Injectable()
 export class IntentAndProof {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
     private readonly flows: BrowserFlows,
     private readonly records: FlowRecordsStore,
+    private readonly limiter: RateLimiter,
   ) {}
+
+  /**
+   * Before anything is read: the subject's attempts are limited (per tenant, under the budget's own
+   * name), and the bearer's client must be the client the request names.
+   */
+  async admit(
+    ctx: GuestRequestContext,
+    subject: { userId: string; clientId: string },
+    budgetName: 'guest-upgrade-subject' | 'account-link-subject',
+  ): Promise<void> {
+    await this.limiter.hit({
+      name: budgetName,
+      domain: `svc:tenant:${ctx.tenantId}`,
+      subject: subject.userId,
+      budget: this.config.rateLimits.guestUpgradeSubject,
+    });
+    if (subject.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+  }
 
   async consume(
     ctx: GuestRequestContext,

@@ -1,10 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/config';
+import { Injectable, Logger } from '@nestjs/common';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
@@ -40,13 +38,11 @@ export class UpgradeService {
   private readonly logger = new Logger('GuestUpgrade');
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly intentAndProof: IntentAndProof,
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
     private readonly sessions: SessionStore,
     private readonly sessionRecords: SessionRecordsRepository,
-    private readonly limiter: RateLimiter,
     private readonly audit: AuditTrail,
     private readonly stats: DailyStatsRepository,
   ) {}
@@ -56,13 +52,7 @@ export class UpgradeService {
     guest: { userId: string; sessionId: string; clientId: string },
     proofId: string,
   ): Promise<Issued<UpgradeResponse>> {
-    await this.limiter.hit({
-      name: 'guest-upgrade-subject',
-      domain: `svc:tenant:${ctx.tenantId}`,
-      subject: guest.userId,
-      budget: this.config.rateLimits.guestUpgradeSubject,
-    });
-    if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
+    await this.intentAndProof.admit(ctx, guest, 'guest-upgrade-subject');
     // The session must be live now, not only when the bearer was checked (spec 4.3 rule 2). The
     // mark also tells the refresh grant to ask PostgreSQL about this session from here on.
     if (!(await this.sessions.markUpgrade(guest.sessionId, guest))) throw new AppError('invalid_proof');
