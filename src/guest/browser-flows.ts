@@ -105,6 +105,12 @@ export class BrowserFlows {
     return check(existing, ctx);
   }
 
+  /** A flow under way must show its cookie; an id no flow holds yet passes (one read either way). */
+  async requireKnownIfUnderWay(ctx: GuestRequestContext): Promise<void> {
+    const existing = await this.store.find(ctx.flowId);
+    if (existing) check(existing, ctx);
+  }
+
   private async bind(
     ctx: GuestRequestContext,
   ): Promise<{ flow: BoundFlow; claimed?: undefined } | { flow: BoundFlow; claimed: FlowRecord; cookie: string }> {

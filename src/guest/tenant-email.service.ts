@@ -8,7 +8,6 @@ import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
-import { BrowserFlowsStore } from './browser-flows.store';
 import { FlowRecordsStore } from './flow-records.store';
 import { TenantClients } from './tenant-clients';
 
@@ -23,7 +22,6 @@ export class TenantEmailService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clients: TenantClients,
     private readonly flows: BrowserFlows,
-    private readonly flowRecords: BrowserFlowsStore,
     private readonly codes: EmailCodesStore,
     private readonly records: FlowRecordsStore,
     private readonly identities: IdentitiesRepository,
@@ -37,7 +35,7 @@ export class TenantEmailService {
     // A flow under way shows its cookie before its send budget is spent (issue 22, point 6):
     // someone who knows only a flow id (it travels in page URLs and logs) must not use up the
     // resends of the player who holds it. A new flow is still claimed only after every budget.
-    if ((await this.flowRecords.find(ctx.flowId)) !== null) await this.flows.requireKnown(ctx);
+    await this.flows.requireKnownIfUnderWay(ctx);
     const email = canonicalEmail(rawEmail);
     const realm = tenantCodes(ctx.tenantId);
     // Budgets before the flow: a 429 leaves no flow claimed (contract section 10).
