@@ -62,8 +62,7 @@ export class ChatSignInService {
   /** `GET chat/start`: a top-level navigation, which may start the flow (contract section 6). */
   async start(ctx: GuestRequestContext): Promise<WithFlowCookie<{ location: string }>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const app = await this.apps.find(ctx.tenantId);
-    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    const app = await this.app(ctx.tenantId);
     return this.flows.within(ctx, async (flow) => ({
       location: await this.authorizeUrl(app, { tenantId: ctx.tenantId, clientId: client.id }, flow),
     }));
@@ -78,8 +77,7 @@ export class ChatSignInService {
    */
   async startForPage(ctx: GuestRequestContext): Promise<{ authorize_url: string }> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    if (!(await this.apps.find(ctx.tenantId)))
-      throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    await this.app(ctx.tenantId);
     const flow = await this.flows.requireKnown(ctx);
     const handle = await this.states.newHandle({
       tenantId: ctx.tenantId,
@@ -100,8 +98,7 @@ export class ChatSignInService {
   async bounce(tenantId: string, handle: string): Promise<{ location: string; bindingCookie: BindingCookie }> {
     const pending = await this.states.takeHandle(handle);
     if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used link.');
-    const app = await this.apps.find(tenantId);
-    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    const app = await this.app(tenantId);
     const { binding, cookie } = newBinding(chatBindingCookieName, SIGN_IN_STATE_TTL_SECONDS);
     return { location: await this.authorizeUrl(app, pending, pending, binding), bindingCookie: cookie };
   }
@@ -168,5 +165,11 @@ export class ChatSignInService {
       metadata: { username: user.username, global_name: user.globalName },
     });
     return { proof_id: proof.proof_id, expires_in: String(proof.expires_in) };
+  }
+
+  private async app(tenantId: string): Promise<ChatPlatformApp> {
+    const app = await this.apps.find(tenantId);
+    if (!app) throw new AppError('not_found', 'This tenant has no chat platform configured.');
+    return app;
   }
 }
