@@ -2,12 +2,12 @@ import { Controller, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
-import { Route, type RouteDeclaration } from '../http/route';
+import { Route } from '../http/route';
 import { CLIENT_ID_PATTERN, ID_PATTERN, TENANT_ID_PATTERN } from '../platform/crypto/ids';
 import { requestIdOf } from './console-auth.controller';
 import { ConsoleSessionEndedFilter } from './console-session-ended';
 import { ConsoleSessionService } from './console-session.service';
-import { PROXY_ROUTES } from './management-proxy.routes';
+import { PROXY_ROUTES, type ProxiedRoute } from './management-proxy.routes';
 
 /** Contract section 4: the only upstream headers a browser sees. Never Set-Cookie. */
 const FORWARDED_HEADERS = ['content-type', 'www-authenticate', 'x-request-id'] as const;
@@ -21,13 +21,6 @@ const PATH_PARAMETERS: Readonly<Record<string, RegExp>> = {
   clientId: CLIENT_ID_PATTERN,
   userId: ID_PATTERN('usr'),
   sessionId: ID_PATTERN('ses'),
-};
-
-/** The query parameters each proxied read passes on (contract 15); any other is dropped. */
-const QUERY_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
-  [PROXY_ROUTES.findPlayer.path]: ['q'],
-  [PROXY_ROUTES.audit.path]: ['type', 'before'],
-  [PROXY_ROUTES.stats.path]: ['days'],
 };
 
 /**
@@ -146,8 +139,8 @@ export class ManagementProxyController {
   }
 
   /** Management API bodies carry no tokens or credentials (contracts 5, 15), so they pass as they are. */
-  private async forward(route: RouteDeclaration, session: Session, req: Request, res: Response): Promise<void> {
-    const path = upstreamPath(route.path, req);
+  private async forward(route: ProxiedRoute, session: Session, req: Request, res: Response): Promise<void> {
+    const path = upstreamPath(route, req);
     const body: unknown = route.method === 'GET' ? undefined : req.body;
     const upstream = await this.sessions.callApi(session, route.method, path, requestIdOf(res), body);
     for (const name of FORWARDED_HEADERS) {
@@ -161,15 +154,15 @@ export class ManagementProxyController {
 type Session = PrincipalOf<'console-session'>;
 
 /** The management path of a proxied request: `/api` dropped, parameters checked, known query kept. */
-function upstreamPath(bffPath: string, req: Request): string {
-  const path = bffPath.replace(/^\/api/, '').replace(/:([A-Za-z]+)/g, (_, name: string) => {
+function upstreamPath(route: ProxiedRoute, req: Request): string {
+  const path = route.path.replace(/^\/api/, '').replace(/:([A-Za-z]+)/g, (_, name: string) => {
     const value = req.params[name];
     const pattern = PATH_PARAMETERS[name];
     if (typeof value !== 'string' || !pattern?.test(value)) throw new AppError('not_found');
     return value;
   });
   const query = new URLSearchParams();
-  for (const name of QUERY_PARAMETERS[bffPath] ?? []) {
+  for (const name of route.query) {
     const value = req.query[name];
     if (value === undefined) continue;
     if (typeof value !== 'string') throw new AppError('invalid_request', `${name} must be given once.`);

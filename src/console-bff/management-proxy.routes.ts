@@ -7,6 +7,11 @@ import type { RouteDeclaration } from '../http/route';
 
 const tags = ['console'];
 
+/** A proxied route and the query parameters it passes on (contract 15); any other is dropped. */
+export interface ProxiedRoute extends RouteDeclaration {
+  readonly query: readonly string[];
+}
+
 /**
  * One proxied route: its BFF path is `/api` + the management path (contracts 4 and 15), every
  * answer is the API's as it is, and its refusals are the API's plus the BFF's own: 401 without a
@@ -19,7 +24,7 @@ function proxied(
   operationId: string,
   success: Readonly<Record<number, Schema>>,
   extra: { query?: readonly string[]; requestBody?: Schema } = {},
-): RouteDeclaration {
+): ProxiedRoute {
   const path = `/api${managementPath}`;
   const parameters = [
     ...[...path.matchAll(/:([A-Za-z]+)/g)].map((m) => param(m[1] as string, 'path')),
@@ -47,7 +52,7 @@ function proxied(
     },
   };
   // No status: the handler answers with the API's own.
-  return { method, path, policy: 'console-session', operation };
+  return { method, path, policy: 'console-session', operation, query: extra.query ?? [] };
 }
 
 /**
