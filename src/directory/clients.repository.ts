@@ -4,10 +4,19 @@ import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
 import { CLIENT_TYPES, type ClientRecord } from './records';
+import { PreparedStatement } from '../platform/database/prepared-statement';
 import { bool, nullableText, oneOf, rowsOf, text, texts, timestamp, type Row } from '../platform/database/row-decoders';
 
 /** A client row to write; web origins default to none. */
 export type NewClient = Omit<ClientRecord, 'createdAt' | 'webOrigins'> & { readonly webOrigins?: readonly string[] };
+
+/** A client row read afresh (findEnabledOfActiveTenant): on every customer refresh. */
+const ENABLED_CLIENT_OF_ACTIVE_TENANT = new PreparedStatement(
+  'enabled-client-of-active-tenant',
+  `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
+     FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
+    WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
+);
 
 @Injectable()
 export class ClientsRepository {
@@ -25,14 +34,7 @@ export class ClientsRepository {
     tenantId: string,
     id: string,
   ): Promise<{ tenantActive: boolean; client: ClientRecord | null }> {
-    const [row] = rowsOf(
-      await this.clients.query(
-        `SELECT c.id, c.tenant_id, c.name, c.type, c.enabled, c.scopes, c.redirect_uris, c.web_origins, c.secret_digest, c.created_at
-           FROM tenants t LEFT JOIN clients c ON c.tenant_id = t.id AND c.id = $2 AND c.enabled
-          WHERE t.id = $1 AND t.status = 'active' AND t.kind = 'customer'`,
-        [tenantId, id],
-      ),
-    );
+    const [row] = rowsOf(await ENABLED_CLIENT_OF_ACTIVE_TENANT.run(this.clients.manager, [tenantId, id]));
     if (!row) return { tenantActive: false, client: null };
     if (row.id === null) return { tenantActive: true, client: null };
     // A plain object rather than the repository's create(), which walks the entity metadata.

@@ -3,7 +3,20 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
+
+/** A refresh slides its session (slide): on every customer refresh. */
+const SLIDE = new PreparedStatement(
+  'slide-session',
+  `UPDATE sessions
+      SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
+                             coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
+          last_used_at = clock_timestamp()
+    WHERE id = $1 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+      AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
+    RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
+);
 
 @Injectable()
 export class SessionRecordsRepository {
@@ -83,16 +96,7 @@ export class SessionRecordsRepository {
     lifetime: { idleSeconds: number; absoluteSeconds: number | null },
   ): Promise<{ userId: string; expiresAtMs: number } | null> {
     const { rows } = affectedRows(
-      await this.records.manager.query(
-        `UPDATE sessions
-          SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
-                                 coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
-              last_used_at = clock_timestamp()
-        WHERE id = $1 AND revoked_at IS NULL AND expires_at > clock_timestamp()
-          AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
-        RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
-        [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds],
-      ),
+      await SLIDE.run(this.records.manager, [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds]),
     );
     const row = rows[0];
     return row ? { userId: text(row, 'user_id'), expiresAtMs: count(row, 'expires_ms') } : null;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedStatement } from '../platform/database/prepared-statement';
 import {
   affectedRows,
   decodeFirst,
@@ -44,6 +45,17 @@ export type ErasedBy = 'admin' | 'self' | 'console';
  * (contract 12) and by a player's own account endpoints (contract 13); the service's sign-in paths
  * keep using the identity and session repositories.
  */
+/** A user with its identities and memberships (find): `GET /t/{t}/me` runs it on every call. */
+const FIND_USER = new PreparedStatement(
+  'find-user',
+  `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
+         (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
+            FROM identities i WHERE i.user_id = u.id) AS identities,
+         (SELECT coalesce(json_agg(json_build_object('tenant_id', ms.tenant_id, 'role', ms.role) ORDER BY ms.tenant_id), '[]')
+            FROM memberships ms WHERE ms.user_id = u.id) AS memberships
+    FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
+);
+
 @Injectable()
 export class UserRecordsRepository {
   constructor(
@@ -67,17 +79,7 @@ export class UserRecordsRepository {
    * every call, and three sequential round trips were most of that route's cost (issue 24, point 6).
    */
   async find(tenantId: string, userId: string, m: EntityManager = this.db.manager): Promise<UserDetails | null> {
-    const [row] = rowsOf(
-      await m.query(
-        `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
-              (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
-                 FROM identities i WHERE i.user_id = u.id) AS identities,
-              (SELECT coalesce(json_agg(json_build_object('tenant_id', ms.tenant_id, 'role', ms.role) ORDER BY ms.tenant_id), '[]')
-                 FROM memberships ms WHERE ms.user_id = u.id) AS memberships
-         FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
-        [userId, tenantId],
-      ),
-    );
+    const [row] = rowsOf(await FIND_USER.run(m, [userId, tenantId]));
     if (!row) return null;
     return {
       id: text(row, 'id'),

@@ -4,7 +4,24 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
 import { newRecordId } from '../directory/identifiers';
 import type { ClientRecord } from '../directory/records';
+import { PreparedStatement } from '../platform/database/prepared-statement';
 import { bool, count, decodeFirst, decodeRows, rowsOf, text } from '../platform/database/row-decoders';
+
+/** Guest creation's one statement (createGuestWithSession); prepared, it is the route's hottest. */
+const CREATE_GUEST_WITH_SESSION = new PreparedStatement(
+  'create-guest-with-session',
+  `WITH c AS (
+      SELECT 1 FROM clients c JOIN tenants t ON t.id = c.tenant_id
+       WHERE c.id = $4 AND c.tenant_id = $2 AND c.enabled AND c.type = $6 AND c.scopes = $7::text[]
+         AND t.status = 'active' AND t.kind = 'customer'),
+    u AS (INSERT INTO users (id, tenant_id, kind, status) SELECT $1, $2, 'guest', 'active' FROM c RETURNING id),
+    -- The day's count of guests, on one of its 16 rows (contract 15's chart; daily-stats.repository.ts).
+    counted AS (INSERT INTO tenant_daily_stats (tenant_id, day, shard, guests_created)
+      SELECT $2, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1 FROM u
+      ON CONFLICT (tenant_id, day, shard) DO UPDATE SET guests_created = tenant_daily_stats.guests_created + 1)
+    INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
+    SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
+);
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
 export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
@@ -30,20 +47,15 @@ export class GuestAccountsRepository {
   async createGuestWithSession(client: ClientRecord, sessionId: string, ttlSeconds: number): Promise<string | null> {
     const id = newRecordId('user');
     const rows = rowsOf(
-      await this.db.query(
-        `WITH c AS (
-         SELECT 1 FROM clients c JOIN tenants t ON t.id = c.tenant_id
-          WHERE c.id = $4 AND c.tenant_id = $2 AND c.enabled AND c.type = $6 AND c.scopes = $7::text[]
-            AND t.status = 'active' AND t.kind = 'customer'),
-       u AS (INSERT INTO users (id, tenant_id, kind, status) SELECT $1, $2, 'guest', 'active' FROM c RETURNING id),
-       -- The day's count of guests, on one of its 16 rows (contract 15's chart; daily-stats.repository.ts).
-       counted AS (INSERT INTO tenant_daily_stats (tenant_id, day, shard, guests_created)
-         SELECT $2, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1 FROM u
-         ON CONFLICT (tenant_id, day, shard) DO UPDATE SET guests_created = tenant_daily_stats.guests_created + 1)
-       INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
-       SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
-        [id, client.tenantId, sessionId, client.id, ttlSeconds, client.type, client.scopes],
-      ),
+      await CREATE_GUEST_WITH_SESSION.run(this.db, [
+        id,
+        client.tenantId,
+        sessionId,
+        client.id,
+        ttlSeconds,
+        client.type,
+        client.scopes,
+      ]),
     );
     return rows.length === 1 ? id : null;
   }

@@ -35,35 +35,37 @@ export class GuestService {
   async create(ctx: GuestRequestContext): Promise<WithFlowCookie<Issued<GuestResponse>>> {
     const recent = await this.clients.resolveRecent(ctx.tenantId, ctx.clientId);
     const domain = `svc:tenant:${ctx.tenantId}`;
-    // One slot (the network): both budgets are taken in one round trip, all or none.
+    // The tenant's three budgets share its slot, so they are taken in one round trip, all or none:
+    // a request its address's budgets refuse never spends the tenant's ceiling (contract section
+    // 10), and guest creation pays one script here besides its network's.
+    const slot = ctx.tenantId;
     await this.limiter.hit(
       {
         name: 'guest-create-client-ip',
         domain,
         subject: `${recent.id}\0${ctx.ip}`,
         budget: this.config.rateLimits.guestCreateClientIp,
-        slot: ctx.ip,
+        slot,
       },
+      { name: 'guest-create-ip', domain, subject: ctx.ip, budget: this.config.rateLimits.guestCreateTenantIp, slot },
+      // A ceiling per tenant, whatever the networks.
       {
-        name: 'guest-create-ip',
+        name: 'guest-create-tenant',
         domain,
-        subject: ctx.ip,
-        budget: this.config.rateLimits.guestCreateTenantIp,
-        slot: ctx.ip,
+        subject: ctx.tenantId,
+        budget: this.config.rateLimits.guestCreateTenant,
+        slot,
       },
-      // Contract section 10: a ceiling per tenant, whatever the networks; last, so a request its
-      // own network's budgets refuse never spends it.
-      { name: 'guest-create-tenant', domain, subject: ctx.tenantId, budget: this.config.rateLimits.guestCreateTenant },
     );
     return this.flows.within(ctx, async (flow) => {
       const sessionId = this.sessionIds.newSessionId();
       const { client, userId } = await this.insertGuest(ctx, recent, sessionId);
       const ttl = this.config.ttl.upgradeProof;
-      // The live session and the upgrade proof are independent writes, sent together to save a
-      // round trip on the hot path. If either fails nothing is answered: a session whose refresh
-      // token was never handed out, or a proof bound to it, is of no use to anyone and expires.
-      const [tokens, proofId] = await Promise.all([
-        this.sessions.activate(client, userId, sessionId, 'guest'),
+      // The upgrade proof and the live session are independent writes, sent together to save a
+      // round trip on the hot path; the proof goes first, as activating signs synchronously after
+      // sending its own writes. If either fails nothing is answered: a session whose refresh token
+      // was never handed out, or a proof bound to it, is of no use to anyone and expires.
+      const [proofId, tokens] = await Promise.all([
         this.records.putProof(
           ctx.flowId,
           {
@@ -76,6 +78,7 @@ export class GuestService {
           },
           ttl,
         ),
+        this.sessions.activate(client, userId, sessionId, 'guest'),
       ]);
       return { answer: { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens }, client };
     });

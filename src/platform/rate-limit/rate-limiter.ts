@@ -85,7 +85,8 @@ export class RateLimiter {
   async hit(...checks: RateLimitCheck[]): Promise<void> {
     if (!this.config.rateLimits.enabled) return;
     for (const group of slotGroups(checks)) {
-      const keys = group.map((c) => this.keys(c));
+      const slots = this.slotDigests(group[0]);
+      const keys = group.map((c) => this.keys(c, slots));
       const floors = await this.floors(keys);
       const reply = await TAKE_ALL.run(
         this.redis,
@@ -109,11 +110,16 @@ export class RateLimiter {
    * The bucket's key under every privacy key, current first (contract section 12: the first key
    * makes new digests, all verify). Only the first is written.
    */
-  private keys(check: RateLimitCheck): string[] {
+  private keys(check: RateLimitCheck, slots: readonly string[] | undefined): string[] {
     const subjects = this.pseudonymizer.macs(`${check.domain}:rate-limit:${check.name}`, check.subject);
-    if (check.slot === undefined) return subjects.map((subject) => `rl:${check.name}:{${subject}}`);
-    const slots = this.pseudonymizer.macs(`${check.domain}:rate-limit-slot`, check.slot);
+    if (slots === undefined) return subjects.map((subject) => `rl:${check.name}:{${subject}}`);
     return subjects.map((subject, i) => `rl:${check.name}:{${slots[i] ?? ''}}:${subject}`);
+  }
+
+  /** The hash tag of a group's keys under every privacy key; made once per group, as its checks share it. */
+  private slotDigests(check: RateLimitCheck | undefined): string[] | undefined {
+    if (check?.slot === undefined) return undefined;
+    return this.pseudonymizer.macs(`${check.domain}:rate-limit-slot`, check.slot);
   }
 
   /**
@@ -142,12 +148,16 @@ export class RateLimiter {
   }
 }
 
-/** Runs of consecutive checks that share a slot; a check without one is a group of its own. */
+/**
+ * Runs of consecutive checks that share a slot (and the domain its digest is made under); a check
+ * without one is a group of its own.
+ */
 function slotGroups(checks: readonly RateLimitCheck[]): RateLimitCheck[][] {
   const groups: RateLimitCheck[][] = [];
   for (const check of checks) {
-    const last = groups.at(-1);
-    if (last && check.slot !== undefined && last[0]?.slot === check.slot) last.push(check);
+    const first = groups.at(-1)?.[0];
+    if (first && check.slot !== undefined && first.slot === check.slot && first.domain === check.domain)
+      groups.at(-1)?.push(check);
     else groups.push([check]);
   }
   return groups;
