@@ -13,14 +13,18 @@
 //   script: the best case of a key layout), the upgrade proof, and two ES256 signatures (access
 //   and ID token through the service's JwsSigner); the flow cookie set;
 //   POST /management-auth/token: HTTP Basic through @nestjs/passport and passport-http, the
-//   refresh token's MAC checked, its rotation in one script, one RS256 signature (JwsSigner).
+//   refresh token's MAC checked, its rotation in one script, one RS256 signature (JwsSigner);
+//   GET /management-auth/current: the bearer's RS256 signature checked by jose once per token (an
+//   LRU of verified claims, as the service keeps), the live session read (one HMGET), the answer.
 //
 // Environment: PORT, DATABASE_URL (an empty database it owns), REDIS_URL, REDIS_KEY_PREFIX,
-// LOWER_BOUND_CLIENT_SECRET. Also answers GET /readyz, and POST /seed with a fresh refresh token.
+// LOWER_BOUND_CLIENT_SECRET. Also answers GET /readyz, and POST /seed with a fresh session's refresh
+// and access tokens.
 import 'reflect-metadata';
 import {
   createHash,
   createHmac,
+  createPublicKey,
   createSecretKey,
   generateKeyPairSync,
   randomBytes,
@@ -33,6 +37,8 @@ import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import Redis from 'ioredis';
+import { jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { BasicStrategy } from 'passport-http';
 import { Pool } from 'pg';
 import pino from 'pino';
@@ -58,7 +64,11 @@ const mac = (domain: string, value: string) =>
   createHmac('sha256', macKey).update(`${domain}\0${value}`).digest('base64url');
 const secretDigest = createHash('sha256').update(env('LOWER_BOUND_CLIENT_SECRET')).digest();
 const es256 = new JwsSigner('ES256', 'es', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
-const rs256 = new JwsSigner('RS256', 'rs', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+const rsaKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const rs256 = new JwsSigner('RS256', 'rs', rsaKey);
+const rsaPublic = createPublicKey(rsaKey);
+const verified = new LRUCache<string, { sub: string; sid: string; exp: number }>({ max: 20_000 });
+const MANAGEMENT = { issuer: 'http://localhost/t/control-plane', audience: 'urn:svc:management' };
 
 // Fixed-window budgets, all keys of one slot in one script, all or none.
 redis.defineCommand('budgets', {
@@ -85,6 +95,22 @@ return s[2]`,
 const BUDGET = 100_000_000;
 const client = { id: 'cli_bench', tenantId: 'bench', scopes: ['openid', 'offline_access'] };
 const refreshToken = (sessionId: string, gen: number) => `${sessionId}.${gen}.${mac('refresh', `${sessionId}.${gen}`)}`;
+
+function managementToken(userId: string, sessionId: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  return rs256.sign('at+jwt', {
+    iss: MANAGEMENT.issuer,
+    sub: userId,
+    aud: MANAGEMENT.audience,
+    iat: now,
+    exp: now + 300,
+    jti: randomUUID(),
+    client_id: 'cli_console',
+    sid: sessionId,
+    scope: 'tenant:read',
+    token_use: 'management',
+  });
+}
 
 @Injectable()
 class BasicClient extends PassportStrategy(BasicStrategy, 'basic') {
@@ -176,21 +202,8 @@ class LowerBoundController {
       throw new Error('400');
     const userId = await redis.rotate(`s:{${sessionId}}`, gen);
     if (!userId) throw new Error('400');
-    const now = Math.floor(Date.now() / 1000);
-    const accessToken = rs256.sign('at+jwt', {
-      iss: 'http://localhost/t/control-plane',
-      sub: userId,
-      aud: 'urn:svc:management',
-      iat: now,
-      exp: now + 300,
-      jti: randomUUID(),
-      client_id: 'cli_console',
-      sid: sessionId,
-      scope: 'tenant:read',
-      token_use: 'management',
-    });
     return {
-      access_token: accessToken,
+      access_token: managementToken(userId, sessionId),
       token_type: 'Bearer',
       expires_in: 300,
       refresh_token: refreshToken(sessionId, Number(gen) + 1),
@@ -199,13 +212,29 @@ class LowerBoundController {
     };
   }
 
-  /** A refresh token of a new live session, for the bench's rotation chains. */
+  @Get('management-auth/current')
+  async current(@Req() req: Request): Promise<{ user: { id: string; email: string; email_verified: true } }> {
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token) throw new Error('401');
+    let claims = verified.get(token);
+    if (!claims) {
+      const { payload } = await jwtVerify(token, rsaPublic, { ...MANAGEMENT, algorithms: ['RS256'], typ: 'at+jwt' });
+      claims = { sub: String(payload.sub), sid: String(payload.sid), exp: Number(payload.exp) };
+      verified.set(token, claims, { ttl: claims.exp * 1000 - Date.now() });
+    }
+    if (claims.exp <= Date.now() / 1000) throw new Error('401');
+    const [userId, email] = await redis.hmget(`s:{${claims.sid}}`, 'uid', 'email');
+    if (userId !== claims.sub || !email) throw new Error('401');
+    return { user: { id: userId, email, email_verified: true } };
+  }
+
+  /** A new live session's refresh token (the bench's rotation chains) and access token. */
   @Post('seed')
-  async seed(): Promise<{ refresh_token: string }> {
+  async seed(): Promise<{ refresh_token: string; access_token: string }> {
     const sessionId = `ses_${randomBytes(16).toString('base64url')}`;
-    await redis.hset(`s:{${sessionId}}`, 'uid', 'usr_bench', 'gen', '0');
+    await redis.hset(`s:{${sessionId}}`, 'uid', 'usr_bench', 'gen', '0', 'email', 'bench@bench.example');
     await redis.expire(`s:{${sessionId}}`, 86_400);
-    return { refresh_token: refreshToken(sessionId, 0) };
+    return { refresh_token: refreshToken(sessionId, 0), access_token: managementToken('usr_bench', sessionId) };
   }
 
   @Get(['healthz', 'readyz'])

@@ -159,9 +159,9 @@ export async function startBareNest(): Promise<{ origin: string; pid: number; st
   return { origin, pid: server.pid, stop: server.stop };
 }
 
-/** The lower bound with a database of its own; `refreshChain()` seeds one refresh token. */
+/** The lower bound with a database of its own; `refreshChain()` and `accessToken()` each seed a live session. */
 export async function startLowerBound({ nodeArgs = [] as readonly string[] } = {}): Promise<
-  TokenServer & { refreshChain(): Promise<string> }
+  TokenServer & { refreshChain(): Promise<string>; accessToken(): Promise<string> }
 > {
   const server = await startTokenServer({
     script: join(__dirname, 'lower-bound.js'),
@@ -173,8 +173,14 @@ export async function startLowerBound({ nodeArgs = [] as readonly string[] } = {
     env: { DATABASE_URL: await benchDatabase('lower') },
     nodeArgs,
   });
-  const refreshChain = async () =>
-    ((await (await fetch(`${server.origin}/seed`, { method: 'POST' })).json()) as { refresh_token: string })
-      .refresh_token;
-  return { ...server, refreshChain };
+  const seed = async () =>
+    (await (await fetch(`${server.origin}/seed`, { method: 'POST' })).json()) as {
+      refresh_token: string;
+      access_token: string;
+    };
+  return {
+    ...server,
+    refreshChain: async () => (await seed()).refresh_token,
+    accessToken: async () => (await seed()).access_token,
+  };
 }
