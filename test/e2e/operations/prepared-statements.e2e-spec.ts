@@ -23,9 +23,7 @@ describe('prepared statements', () => {
       // One transaction is one connection: pg_prepared_statements lists that session's statements.
       expect(await statement.run(m, ['first'])).toEqual([{ value: 'first' }]);
       expect(await statement.run(m, ['second'])).toEqual([{ value: 'second' }]);
-      return (await m.query(
-        `SELECT name, statement FROM pg_prepared_statements WHERE name = 'test-echo'`,
-      )) as unknown[];
+      return m.query<unknown[]>(`SELECT name, statement FROM pg_prepared_statements WHERE name = 'test-echo'`);
     });
     expect(prepared).toEqual([{ name: 'test-echo', statement: 'SELECT $1::text AS value' }]);
   });
