@@ -4,8 +4,16 @@ import { Repository } from 'typeorm';
 import { AppError } from '../errors/app-error';
 import { MembershipEntity } from '../platform/database/entities/membership.entity';
 import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
-import type { MembershipRecord, MembershipRole } from './records';
-import { decodeRows, nullableText, rowsOf, text } from '../platform/database/row-decoders';
+import { MEMBERSHIP_ROLES, type MembershipRecord, type MembershipRole, type TenantRecord } from './records';
+import {
+  decodeFirst,
+  decodeRows,
+  nullableText,
+  oneOf,
+  rowsOf,
+  text,
+  timestamp,
+} from '../platform/database/row-decoders';
 
 @Injectable()
 export class MembershipsRepository {
@@ -22,6 +30,33 @@ export class MembershipsRepository {
 
   find(tenantId: string, userId: string): Promise<MembershipRecord | null> {
     return this.memberships.findOneBy({ tenantId, userId });
+  }
+
+  /**
+   * The user's role in an active customer tenant, with the tenant, in one round trip: every
+   * management request of a tenant asks it first (tenant-membership.guard.ts).
+   */
+  async findInActiveCustomerTenant(
+    tenantId: string,
+    userId: string,
+  ): Promise<{ tenant: TenantRecord; role: MembershipRole } | null> {
+    return decodeFirst(
+      await this.memberships.manager.query(
+        `SELECT t.id, t.name, t.created_at, m.role FROM memberships m JOIN tenants t ON t.id = m.tenant_id
+          WHERE m.tenant_id = $1 AND m.user_id = $2 AND t.kind = 'customer' AND t.status = 'active'`,
+        [tenantId, userId],
+      ),
+      (r) => ({
+        tenant: {
+          id: text(r, 'id'),
+          name: text(r, 'name'),
+          kind: 'customer',
+          status: 'active',
+          createdAt: timestamp(r, 'created_at'),
+        },
+        role: oneOf(r, 'role', MEMBERSHIP_ROLES),
+      }),
+    );
   }
 
   /** A tenant's members with their control-plane email, for operators (`membership list`). */

@@ -10,7 +10,6 @@ import {
 import { Reflector } from '@nestjs/core';
 import { MANAGEMENT_WRITE_SCOPE } from '../directory/control-plane';
 import { MembershipsRepository } from '../directory/memberships.repository';
-import { TenantsRepository } from '../directory/tenants.repository';
 import { AppError } from '../errors/app-error';
 import type { RequestWithPrincipal } from '../http/principal';
 import { roleMayTake, TENANT_ACTIONS, type TenantAction } from './tenant-roles';
@@ -47,7 +46,6 @@ export class TenantMembershipGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly memberships: MembershipsRepository,
-    private readonly tenants: TenantsRepository,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -57,10 +55,9 @@ export class TenantMembershipGuard implements CanActivate {
     if (principal?.kind !== 'management' || action === undefined) throw new AppError('server_error');
     const tenantId = req.params.id;
     if (typeof tenantId !== 'string' || !TENANT_ID_PATTERN.test(tenantId)) throw forbidden();
-    const membership = await this.memberships.find(tenantId, principal.userId);
+    const membership = await this.memberships.findInActiveCustomerTenant(tenantId, principal.userId);
     if (!membership) throw forbidden();
-    const tenant = await this.tenants.findActiveCustomer(tenantId);
-    if (!tenant) throw forbidden();
+    const { tenant } = membership;
     if (!roleMayTake(membership.role, action))
       throw new AppError('forbidden', `The ${membership.role} role may not do this (${action}).`);
     if (TENANT_ACTIONS[action].writes && !principal.scope.includes(MANAGEMENT_WRITE_SCOPE))
