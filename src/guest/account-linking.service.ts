@@ -32,7 +32,7 @@ export class AccountLinkingService {
       .transaction(async (m) => {
         const outcome = await this.accounts.moveIdentity(m, {
           tenantId: ctx.tenantId,
-          guestId: player.userId,
+          userId: player.userId,
           identityId: proof.identityId,
           intentCreatedAt: intent.createdAt,
           to: 'regular',

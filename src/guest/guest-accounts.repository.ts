@@ -96,23 +96,23 @@ export class GuestAccountsRepository {
   }
 
   /**
-   * Moves the identity to the guest when its owner is a pristine provisional user (spec 4.3 rule 6,
-   * isPristineProvisionalUser). The facts the rule needs are read under row locks on the identity
-   * and both users, and the owner is deactivated in the same transaction, so concurrent upgrades
-   * attach a credential at most once. `to: 'regular'` links it to a full account instead (contract
-   * 14, `me/identities`) under the same rule.
+   * Moves the identity to the guest `userId` when its owner is a pristine provisional user (spec
+   * 4.3 rule 6, isPristineProvisionalUser). The facts the rule needs are read under row locks on
+   * the identity and both users, and the owner is deactivated in the same transaction, so
+   * concurrent upgrades attach a credential at most once. `to: 'regular'` links it to the full
+   * account `userId` instead (contract 14, `me/identities`) under the same rule.
    */
   async moveIdentity(
     m: EntityManager,
-    input: { tenantId: string; guestId: string; identityId: string; intentCreatedAt: number; to?: 'regular' },
+    input: { tenantId: string; userId: string; identityId: string; intentCreatedAt: number; to?: 'regular' },
   ): Promise<MoveOutcome> {
-    const guest = rowsOf(
+    const recipient = rowsOf(
       await m.query(
         `SELECT id FROM users WHERE id = $1 AND tenant_id = $2 AND kind = $3 AND status = 'active' FOR UPDATE`,
-        [input.guestId, input.tenantId, input.to ?? 'guest'],
+        [input.userId, input.tenantId, input.to ?? 'guest'],
       ),
     );
-    if (guest.length !== 1) return 'not_guest';
+    if (recipient.length !== 1) return 'not_guest';
     const identity = decodeFirst(
       await m.query(
         `SELECT user_id, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active' FOR UPDATE`,
@@ -121,7 +121,7 @@ export class GuestAccountsRepository {
       (row) => ({ userId: text(row, 'user_id'), createdAt: count(row, 'created_ms') }),
     );
     if (!identity) return 'in_use';
-    if (identity.userId === input.guestId) return 'already_owned';
+    if (identity.userId === input.userId) return 'already_owned';
     const owner = decodeFirst(
       await m.query(
         `SELECT u.kind, u.status, (extract(epoch FROM u.created_at) * 1000)::bigint AS created_ms,
@@ -146,11 +146,11 @@ export class GuestAccountsRepository {
       owner !== null &&
       isPristineProvisionalUser({ ...owner, identityCreatedAt: identity.createdAt }, input.intentCreatedAt);
     if (!pristine) return 'in_use';
-    await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.guestId, input.identityId]);
+    await m.query('UPDATE identities SET user_id = $1 WHERE id = $2', [input.userId, input.identityId]);
     await m.query(`UPDATE users SET status = 'deactivated', deactivated_at = clock_timestamp() WHERE id = $1`, [
       identity.userId,
     ]);
-    await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.guestId]);
+    await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [input.userId]);
     return 'moved';
   }
 

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The shortest interval between two reloads of a value reloaded on a miss, however many misses ask for one. */
 export const RELOAD_ON_MISS_MIN_MS = 250;
-export const KNOWN_TENANTS_MIN_RELOAD_MS = RELOAD_ON_MISS_MIN_MS;
 
 /**
  * A small value read from PostgreSQL (a set of ids) and held in memory, so that a request naming an

@@ -98,7 +98,7 @@ export class UpgradeService {
       .transaction(async (m) => {
         const outcome = await this.accounts.moveIdentity(m, {
           tenantId: ctx.tenantId,
-          guestId: guest.userId,
+          userId: guest.userId,
           identityId: proof.identityId,
           intentCreatedAt: intent.createdAt,
         });

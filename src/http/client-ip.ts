@@ -7,12 +7,11 @@ import ipaddr from 'ipaddr.js';
  * appends the address it was reached from, so the right-most `trustedHops` entries are ours and the
  * last of them names the client; anything further left was chosen by the client and is never used.
  * A header shorter than that (a request that bypassed a proxy) counts as its left-most entry, the
- * closest thing to the client that a proxy of ours wrote. `true` means one hop, `false` or 0 none.
+ * closest thing to the client that a proxy of ours wrote. 0 trusts none.
  */
-export function clientIp(req: Request, trustedHops: number | boolean): string {
+export function clientIp(req: Request, trustedHops: number): string {
   const socketIp = req.socket.remoteAddress ?? 'unknown';
-  const hopsTrusted = trustedHops === true ? 1 : trustedHops === false ? 0 : trustedHops;
-  if (hopsTrusted < 1) return socketIp;
+  if (trustedHops < 1) return socketIp;
   const xff = req.headers['x-forwarded-for'];
   const header = Array.isArray(xff) ? xff.join(',') : xff;
   if (!header) return socketIp;
@@ -20,7 +19,7 @@ export function clientIp(req: Request, trustedHops: number | boolean): string {
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
-  const client = hops[Math.max(0, hops.length - hopsTrusted)];
+  const client = hops[Math.max(0, hops.length - trustedHops)];
   return client === undefined ? socketIp : hopAddress(client);
 }
 
@@ -50,7 +49,7 @@ export interface NetworkTier {
  * fresh budget per address. IPv4-mapped IPv6 (`::ffff:203.0.113.7`, what a dual-stack socket
  * reports) is the IPv4 address it maps.
  */
-export function clientNetwork(req: Request, trustedHops: number | boolean): string {
+export function clientNetwork(req: Request, trustedHops: number): string {
   return clientNetworkTiers(req, trustedHops)[0]?.network ?? 'unknown';
 }
 
@@ -58,7 +57,7 @@ export function clientNetwork(req: Request, trustedHops: number | boolean): stri
  * The client's network and the coarser networks around it: IPv4 /32 and /24, IPv6 /64, /56 and
  * /48. One routed /48 holds 65,536 /64s, so a budget of the /64 alone is multiplied by as much.
  */
-export function clientNetworkTiers(req: Request, trustedHops: number | boolean): readonly NetworkTier[] {
+export function clientNetworkTiers(req: Request, trustedHops: number): readonly NetworkTier[] {
   // Read by the per-network budget and again by the route's own budgets: parsed once per request.
   const cached = parsedTiers.get(req);
   if (cached?.trustedHops === trustedHops) return cached.tiers;
@@ -67,7 +66,7 @@ export function clientNetworkTiers(req: Request, trustedHops: number | boolean):
   return tiers;
 }
 
-const parsedTiers = new WeakMap<Request, { trustedHops: number | boolean; tiers: readonly NetworkTier[] }>();
+const parsedTiers = new WeakMap<Request, { trustedHops: number; tiers: readonly NetworkTier[] }>();
 
 export function networkOf(ip: string): string {
   return networkTiersOf(ip)[0]?.network ?? ip;

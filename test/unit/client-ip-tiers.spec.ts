@@ -18,8 +18,8 @@ describe('X-Forwarded-For hops with a port (contract section 10: one client, one
   });
 
   it('reads the right-most hop without its port', () => {
-    expect(clientIp(behindProxy('198.51.100.1, 203.0.113.7:8080'), true)).toBe('203.0.113.7');
-    expect(clientIp(behindProxy('198.51.100.1, [2001:db8:0:1::5]:9'), true)).toBe('2001:db8:0:1::5');
+    expect(clientIp(behindProxy('198.51.100.1, 203.0.113.7:8080'), 1)).toBe('203.0.113.7');
+    expect(clientIp(behindProxy('198.51.100.1, [2001:db8:0:1::5]:9'), 1)).toBe('2001:db8:0:1::5');
   });
 });
 
@@ -79,7 +79,6 @@ describe('TRUST_PROXY_HOPS: the client is that many hops from the right (contrac
 
   it('uses the socket with no trusted hop, whatever the header says', () => {
     expect(clientIp(behindProxy('203.0.113.7'), 0)).toBe('10.0.0.1');
-    expect(clientIp(behindProxy('203.0.113.7'), false)).toBe('10.0.0.1');
   });
 
   it('counts the network of the hop it was asked for, not of an earlier call with other hops', () => {
