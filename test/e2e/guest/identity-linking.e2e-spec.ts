@@ -119,6 +119,20 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     await c.linkIdentity((await c.providerToken('google', await googleToken('unlink-g-1'))).proof_id);
   });
 
+  it('unlinks a credential whose subject holds URL delimiters (an issuer may use a URL as its sub)', async () => {
+    const { c, email } = await fullAccount();
+    const subject = `https://idp.example/users/42?tab=a#b%2F${randomBytes(3).toString('hex')}`;
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('google', await googleToken(subject))).proof_id);
+    expect((await c.me()).identities).toContainEqual({ provider: 'google', provider_subject: subject });
+    // The same path with the subject's last segment alone names no credential of this account.
+    await expect(c.unlinkIdentity('google', subject.split('/').at(-1) as string)).rejects.toMatchObject({
+      status: 404,
+    });
+    expect(await c.unlinkIdentity('google', subject)).toEqual({ unlinked: true });
+    expect((await c.me()).identities).toEqual([{ provider: 'email', provider_subject: email, email }]);
+  });
+
   it('two removals at once of an account’s last two credentials leave one', async () => {
     const { c, email } = await fullAccount();
     await c.createAccountLinkingIntent();
