@@ -1,23 +1,20 @@
 import { Body, Controller, Param } from '@nestjs/common';
-import { Route } from '../http/route';
 import { CreateClientDto, UpdateClientDto, type ClientResponse } from './clients.dto';
 import { ConsoleClientsService } from './clients.service';
 import { MANAGEMENT_ROUTES } from './management.routes';
-import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
+import { MemberTenant, TenantRoute, type MemberTenantAccess } from './tenant-membership.guard';
 
 /** The console creates and edits a tenant's clients (contract 15); roles in tenant-roles.ts. */
 @Controller()
 export class ClientsController {
   constructor(private readonly clients: ConsoleClientsService) {}
 
-  @Route(MANAGEMENT_ROUTES.createClient)
-  @ForTenantAction('client.create')
+  @TenantRoute(MANAGEMENT_ROUTES.createClient)
   create(@MemberTenant() access: MemberTenantAccess, @Body() body: CreateClientDto): Promise<ClientResponse> {
     return this.clients.create(access, body);
   }
 
-  @Route(MANAGEMENT_ROUTES.updateClient)
-  @ForTenantAction('client.update')
+  @TenantRoute(MANAGEMENT_ROUTES.updateClient)
   update(
     @MemberTenant() access: MemberTenantAccess,
     @Param('clientId') clientId: string,

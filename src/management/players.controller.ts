@@ -1,17 +1,15 @@
 import { Controller, Param, Query } from '@nestjs/common';
-import { Route } from '../http/route';
 import { MANAGEMENT_ROUTES } from './management.routes';
 import { PlayerSearchQuery, type PlayerSessionView, type PlayerView } from './players.dto';
 import { PlayersService } from './players.service';
-import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
+import { MemberTenant, TenantRoute, type MemberTenantAccess } from './tenant-membership.guard';
 
 /** A tenant's players and their sessions in the console (contract 15); roles in tenant-roles.ts. */
 @Controller()
 export class PlayersController {
   constructor(private readonly players: PlayersService) {}
 
-  @Route(MANAGEMENT_ROUTES.findPlayer)
-  @ForTenantAction('user.search')
+  @TenantRoute(MANAGEMENT_ROUTES.findPlayer)
   search(
     @MemberTenant() access: MemberTenantAccess,
     @Query() query: PlayerSearchQuery,
@@ -19,8 +17,7 @@ export class PlayersController {
     return this.players.search(access, query.q);
   }
 
-  @Route(MANAGEMENT_ROUTES.player)
-  @ForTenantAction('user.read')
+  @TenantRoute(MANAGEMENT_ROUTES.player)
   show(
     @MemberTenant() access: MemberTenantAccess,
     @Param('userId') userId: string,
@@ -28,8 +25,7 @@ export class PlayersController {
     return this.players.show(access, userId);
   }
 
-  @Route(MANAGEMENT_ROUTES.deactivatePlayer)
-  @ForTenantAction('user.deactivate')
+  @TenantRoute(MANAGEMENT_ROUTES.deactivatePlayer)
   deactivate(
     @MemberTenant() access: MemberTenantAccess,
     @Param('userId') userId: string,
@@ -37,14 +33,12 @@ export class PlayersController {
     return this.players.deactivate(access, userId);
   }
 
-  @Route(MANAGEMENT_ROUTES.erasePlayer)
-  @ForTenantAction('user.delete')
+  @TenantRoute(MANAGEMENT_ROUTES.erasePlayer)
   erase(@MemberTenant() access: MemberTenantAccess, @Param('userId') userId: string): Promise<{ deleted: true }> {
     return this.players.erase(access, userId);
   }
 
-  @Route(MANAGEMENT_ROUTES.revokeSession)
-  @ForTenantAction('session.revoke')
+  @TenantRoute(MANAGEMENT_ROUTES.revokeSession)
   revokeSession(
     @MemberTenant() access: MemberTenantAccess,
     @Param('sessionId') sessionId: string,

@@ -12,6 +12,8 @@ import { MANAGEMENT_WRITE_SCOPE } from '../directory/control-plane';
 import { MembershipsRepository } from '../directory/memberships.repository';
 import { AppError } from '../errors/app-error';
 import type { RequestWithPrincipal } from '../http/principal';
+import { Route } from '../http/route';
+import type { TenantRouteDeclaration } from './management.routes';
 import { roleMayTake, TENANT_ACTIONS, type TenantAction } from './tenant-roles';
 import { TENANT_ID_PATTERN } from '../directory/identifiers';
 import type { MembershipRole, TenantRecord } from '../directory/records';
@@ -38,8 +40,8 @@ const forbidden = (): AppError => new AppError('forbidden', 'No access to this t
  * Reads only.
  * No membership, an unknown tenant, an inactive one and the control-plane realm all give the
  * same 403 `forbidden`, so the answer never reveals whether a tenant exists (contract section 5).
- * The membership is checked first: a non-member's request never even reads the tenant row. A
- * member without the role or the scope gets a 403 that says so: they know the tenant already.
+ * Membership and tenant are read together in one statement. A member without the role or the
+ * scope gets a 403 that says so: they know the tenant already.
  */
 @Injectable()
 export class TenantMembershipGuard implements CanActivate {
@@ -67,9 +69,9 @@ export class TenantMembershipGuard implements CanActivate {
   }
 }
 
-/** Declares a tenant route's action (tenant-roles.ts) and puts it behind the membership guard. */
-export const ForTenantAction = (action: TenantAction): MethodDecorator =>
-  applyDecorators(SetMetadata(TENANT_ACTION_KEY, action), UseGuards(TenantMembershipGuard));
+/** Mounts a tenant route as declared (management.routes.ts), behind the guard that checks its action. */
+export const TenantRoute = (route: TenantRouteDeclaration): MethodDecorator =>
+  applyDecorators(Route(route), SetMetadata(TENANT_ACTION_KEY, route.action), UseGuards(TenantMembershipGuard));
 
 /** The tenant the membership guard admitted the caller to. */
 export const MemberTenant = createParamDecorator((_: unknown, ctx: ExecutionContext): MemberTenantAccess => {

@@ -8,7 +8,7 @@ import {
   type TenantResponse,
 } from './management.dto';
 import { MANAGEMENT_ROUTES } from './management.routes';
-import { ForTenantAction, MemberTenant, type MemberTenantAccess } from './tenant-membership.guard';
+import { MemberTenant, TenantRoute, type MemberTenantAccess } from './tenant-membership.guard';
 import { TenantsService } from './tenants.service';
 
 /**
@@ -26,14 +26,12 @@ export class TenantsController {
     return this.tenants.listForUser(p.userId);
   }
 
-  @Route(MANAGEMENT_ROUTES.tenant)
-  @ForTenantAction('tenant.read')
+  @TenantRoute(MANAGEMENT_ROUTES.tenant)
   get(@MemberTenant() access: MemberTenantAccess): TenantResponse {
     return toTenantResponse(access.tenant);
   }
 
-  @Route(MANAGEMENT_ROUTES.clients)
-  @ForTenantAction('client.list')
+  @TenantRoute(MANAGEMENT_ROUTES.clients)
   clients(@MemberTenant() access: MemberTenantAccess): Promise<ClientListResponse> {
     return this.tenants.clientsOf(access.tenant.id);
   }
