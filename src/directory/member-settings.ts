@@ -1,8 +1,5 @@
-import { canonicalEmail } from './email-address';
+import { canonicalEmail, EMAIL_ADDRESS } from './email-address';
 import { MEMBERSHIP_ROLES, type MembershipRole } from './records';
-
-/** An address as a member is named by: something, an @, something, no spaces (after canonicalEmail). */
-export const EMAIL_ADDRESS = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export type CheckedMember =
   | { readonly member: { readonly email: string; readonly role: MembershipRole } }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalEmail } from '../directory/email-address';
-import { EMAIL_ADDRESS } from '../directory/member-settings';
+import { canonicalEmail, EMAIL_ADDRESS } from '../directory/email-address';
 import { PlayerLookupRepository } from '../directory/player-lookup.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { UserDeactivation } from '../directory/user-deactivation';
