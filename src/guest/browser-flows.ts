@@ -73,6 +73,12 @@ export function sendWithFlowCookie<T>(res: Response, result: WithFlowCookie<T>):
   return result.body;
 }
 
+/** A linking intent's answer (contract 6): 201 for a new intent, 200 for a renewed one, with the flow cookie. */
+export function sendIntent<T>(res: Response, result: WithFlowCookie<T> & { readonly created: boolean }): T {
+  res.status(result.created ? 201 : 200);
+  return sendWithFlowCookie(res, result);
+}
+
 @Injectable()
 export class BrowserFlows {
   constructor(private readonly store: BrowserFlowsStore) {}

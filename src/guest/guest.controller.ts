@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { Route } from '../http/route';
-import { guestContext, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
+import { guestContext, sendIntent, sendWithFlowCookie, type GuestRequestContext } from './browser-flows';
 import type { CustomerTokenSet } from './customer-sessions';
 import { GUEST_PROOF_ROUTES } from './guest-proofs.routes';
 import { FlowBoundDto, LinkingIntentDto, ProofDto } from './guest.dto';
@@ -40,9 +40,8 @@ export class GuestController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ intent_id: string; expires_in: number }> {
-    const result = await this.guests.linkingIntent(this.context(req, tenantId, body), guest, body.upgrade_proof_id);
-    res.status(result.created ? 201 : 200);
-    return sendWithFlowCookie(res, result);
+    const ctx = this.context(req, tenantId, body);
+    return sendIntent(res, await this.guests.linkingIntent(ctx, guest, { upgradeProofId: body.upgrade_proof_id }));
   }
 
   @Route(GUEST_ROUTES.upgrade)

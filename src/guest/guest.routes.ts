@@ -1,4 +1,4 @@
-import { FLOW, IDENTITY_PROVIDER } from './browser-flow.schema';
+import { FLOW, IDENTITY_PROVIDER, LINKED_IDENTITY } from './browser-flow.schema';
 import { body, TENANT_PARAM } from '../http/openapi/requests';
 import { error, ok, pick } from '../http/openapi/responses';
 import { int, obj, str } from '../http/openapi/schema';
@@ -77,11 +77,7 @@ export const GUEST_ROUTES = {
           obj(
             {
               user_id: str(),
-              linked_identity: obj({
-                provider: IDENTITY_PROVIDER,
-                provider_subject: str(),
-                email: { type: ['string', 'null'] },
-              }),
+              linked_identity: LINKED_IDENTITY,
               ...GUEST_TOKEN_SET,
             },
             tokenSetRequired(['user_id', 'linked_identity']),

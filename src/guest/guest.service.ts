@@ -105,14 +105,13 @@ export class GuestService {
   /**
    * Create or renew the flow's linking intent (spec 4.3): bound to subject, session, client,
    * tenant, flow and flow-cookie hash; a live intent of the flow is never replaced by another
-   * session. A guest's upgrade proof, when presented, must be its own and is consumed. `for:
+   * session. A guest's upgrade proof, when presented, must be its own and is consumed. `subject:
    * 'regular'` is a full account's intent (`me/linking-intent`, contract 14), with the same rules.
    */
   async linkingIntent(
     ctx: GuestRequestContext,
     guest: { userId: string; sessionId: string; clientId: string },
-    upgradeProofId: string | undefined,
-    subject: 'guest' | 'regular' = 'guest',
+    { upgradeProofId, subject = 'guest' }: { upgradeProofId?: string | undefined; subject?: 'guest' | 'regular' } = {},
   ): Promise<WithFlowCookie<{ intent_id: string; expires_in: number }> & { created: boolean }> {
     if (guest.clientId !== ctx.clientId) throw new AppError('invalid_proof');
     // Guest tokens are free and each new flow id claims a flow and an intent: a budget per

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
 import { Route } from '../http/route';
 import { AccountLinkingService } from './account-linking.service';
-import { guestContext, sendWithFlowCookie } from './browser-flows';
+import { guestContext, sendIntent } from './browser-flows';
 import { FlowBoundDto, ProofDto } from './guest.dto';
 import { GuestService } from './guest.service';
 import { ME_IDENTITY_ROUTES } from './me-identities.routes';
@@ -29,9 +29,7 @@ export class MeIdentitiesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ intent_id: string; expires_in: number }> {
     const ctx = guestContext(req, this.config, tenantId, body);
-    const result = await this.guests.linkingIntent(ctx, player, undefined, 'regular');
-    res.status(result.created ? 201 : 200);
-    return sendWithFlowCookie(res, result);
+    return sendIntent(res, await this.guests.linkingIntent(ctx, player, { subject: 'regular' }));
   }
 
   @Route(ME_IDENTITY_ROUTES.link)

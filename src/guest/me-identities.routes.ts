@@ -1,4 +1,4 @@
-import { FLOW, IDENTITY_PROVIDER } from './browser-flow.schema';
+import { FLOW, LINKED_IDENTITY } from './browser-flow.schema';
 import { body, param, TENANT_PARAM } from '../http/openapi/requests';
 import { error, ok, pick } from '../http/openapi/responses';
 import { obj, str } from '../http/openapi/schema';
@@ -48,11 +48,7 @@ export const ME_IDENTITY_ROUTES = {
           'linked',
           obj({
             user_id: str({ pattern: '^usr_' }),
-            linked_identity: obj({
-              provider: IDENTITY_PROVIDER,
-              provider_subject: str(),
-              email: { type: ['string', 'null'] },
-            }),
+            linked_identity: LINKED_IDENTITY,
           }),
         ),
         400: error('invalid_proof (any failed check of intent or proof)'),
