@@ -17,14 +17,16 @@ export interface DayStats {
 /**
  * Adds one to a counter of the tenant's current UTC day, on one of the day's 16 rows drawn at
  * random (migration 1764000019000): concurrent increments rarely wait for each other's commit.
- * The guest creation statement counts its guest in the same statement (GuestAccountsRepository,
- * with this SQL's shape); upgrades and sign-ins call `count` inside their own transaction, as its
- * last statement, so a row is locked only until the commit.
+ * `tenant` is the statement's expression for the tenant id, `from` an optional FROM clause: guest
+ * creation counts its guest inside its own statement (GuestAccountsRepository, `FROM` the inserted
+ * user); upgrades and sign-ins call `count` inside their own transaction, as its last statement, so
+ * a row is locked only until the commit.
  */
-const COUNT_TODAY_SQL = (counter: DailyCounter): string =>
-  `INSERT INTO tenant_daily_stats (tenant_id, day, shard, ${counter})
-   VALUES ($1, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1)
-   ON CONFLICT (tenant_id, day, shard) DO UPDATE SET ${counter} = tenant_daily_stats.${counter} + 1`;
+export function countTodaySql(counter: DailyCounter, tenant: string, from = ''): string {
+  return `INSERT INTO tenant_daily_stats (tenant_id, day, shard, ${counter})
+    SELECT ${tenant}, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1 ${from}
+    ON CONFLICT (tenant_id, day, shard) DO UPDATE SET ${counter} = tenant_daily_stats.${counter} + 1`;
+}
 
 /** A tenant's daily counts (table `tenant_daily_stats`, contract 15). */
 @Injectable()
@@ -32,7 +34,7 @@ export class DailyStatsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async count(m: EntityManager, tenantId: string, counter: Exclude<DailyCounter, 'guests_created'>): Promise<void> {
-    await m.query(COUNT_TODAY_SQL(counter), [tenantId]);
+    await m.query(countTodaySql(counter, '$1'), [tenantId]);
   }
 
   /** The last `days` UTC days up to today, oldest first, days without activity as zeros; shards added up. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
+import { countTodaySql } from '../directory/daily-stats.repository';
 import { newRecordId } from '../directory/identifiers';
 import type { ClientRecord } from '../directory/records';
 import { PreparedStatement } from '../platform/database/prepared-statement';
@@ -15,10 +16,8 @@ const CREATE_GUEST_WITH_SESSION = new PreparedStatement(
        WHERE c.id = $4 AND c.tenant_id = $2 AND c.enabled AND c.type = $6 AND c.scopes = $7::text[]
          AND t.status = 'active' AND t.kind = 'customer'),
     u AS (INSERT INTO users (id, tenant_id, kind, status) SELECT $1, $2, 'guest', 'active' FROM c RETURNING id),
-    -- The day's count of guests, on one of its 16 rows (contract 15's chart; daily-stats.repository.ts).
-    counted AS (INSERT INTO tenant_daily_stats (tenant_id, day, shard, guests_created)
-      SELECT $2, (clock_timestamp() AT TIME ZONE 'UTC')::date, floor(random() * 16)::smallint, 1 FROM u
-      ON CONFLICT (tenant_id, day, shard) DO UPDATE SET guests_created = tenant_daily_stats.guests_created + 1)
+    -- The day's count of guests (contract 15's chart).
+    counted AS (${countTodaySql('guests_created', '$2', 'FROM u')})
     INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
     SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
 );
