@@ -41,6 +41,45 @@ export function newBinding(
   };
 }
 
+/**
+ * The auth host's one-time bounce that a page's `authorize_url` points to (`chat/go`,
+ * `providers/go`): whichever browser follows it is the one the callback accepts.
+ */
+export function bounceUrl(
+  authOrigin: string,
+  tenantId: string,
+  path: 'chat/go' | 'providers/go',
+  handle: string,
+): string {
+  const url = new URL(`${authOrigin}/t/${encodeURIComponent(tenantId)}/${path}`);
+  url.searchParams.set('handle', handle);
+  return url.toString();
+}
+
+/** What a callback answers: where the browser goes, and the bounce cookie its state spent. */
+export interface CallbackResult {
+  readonly location: string;
+  /** The bounce cookie the state named: spent now, whatever the outcome. */
+  readonly spentCookie?: string;
+}
+
+/**
+ * A callback's end, for the chat platform and the providers alike: the state, already taken (so
+ * spent whatever follows), must name a flow of this tenant or the callback answers here; otherwise
+ * `redirect` sends the browser back to the state's client (redirectToClient) and the bounce's
+ * cookie, if the state had one, is spent.
+ */
+export async function finishCallback<S extends BoundState & { readonly tenantId: string }>(
+  pending: S | null,
+  tenantId: string,
+  cookieName: (bindingId: string) => string,
+  redirect: (pending: S) => Promise<string>,
+): Promise<CallbackResult> {
+  if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
+  const location = await redirect(pending);
+  return pending.bindingId === undefined ? { location } : { location, spentCookie: cookieName(pending.bindingId) };
+}
+
 /** Only the browser that started the flow, or that followed the page's link, may finish it. */
 export function requireBoundBrowser(
   state: BoundState,

@@ -5,7 +5,15 @@ import { AppError } from '../errors/app-error';
 import { objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
-import { newBinding, redirectToClient, requireBoundBrowser, type BindingCookie } from './browser-binding';
+import {
+  bounceUrl,
+  finishCallback,
+  newBinding,
+  redirectToClient,
+  requireBoundBrowser,
+  type BindingCookie,
+  type CallbackResult,
+} from './browser-binding';
 import {
   BINDING_FIELDS,
   SIGN_IN_HANDLE_FIELDS,
@@ -29,13 +37,6 @@ const decodeChatHandle = objectDecoder<SignInHandle>(SIGN_IN_HANDLE_FIELDS);
 
 /** The flow the state belongs to and, after a bounce, the bounce's binding (contract section 11). */
 const decodeChatState = objectDecoder<BoundSignInState>({ ...SIGN_IN_HANDLE_FIELDS, ...BINDING_FIELDS });
-
-/** What the callback's answer must do besides redirecting. */
-export interface ChatCallbackResult {
-  readonly location: string;
-  /** The bounce cookie the state named: spent now, whatever the outcome. */
-  readonly spentCookie?: string;
-}
 
 /**
  * The chat-platform flow (contract section 6): `start` sends the browser to the platform with a
@@ -85,9 +86,7 @@ export class ChatSignInService {
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
     });
-    const url = new URL(`${this.config.authOrigin}/t/${encodeURIComponent(ctx.tenantId)}/chat/go`);
-    url.searchParams.set('handle', handle);
-    return { authorize_url: url.toString() };
+    return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'chat/go', handle) };
   }
 
   /**
@@ -132,17 +131,12 @@ export class ChatSignInService {
     tenantId: string,
     reply: { code?: string | undefined; state: string; error?: string | undefined },
     readCookie: (name: string) => string | undefined,
-  ): Promise<ChatCallbackResult> {
-    const pending = await this.states.takeState(reply.state);
-    if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
-    const spent = pending.bindingId === undefined ? {} : { spentCookie: chatBindingCookieName(pending.bindingId) };
-    const location = await redirectToClient(
-      this.clients,
-      this.logger,
-      { tenantId, clientId: pending.clientId, what: 'chat' },
-      () => this.complete(pending, reply, readCookie),
+  ): Promise<CallbackResult> {
+    return finishCallback(await this.states.takeState(reply.state), tenantId, chatBindingCookieName, (pending) =>
+      redirectToClient(this.clients, this.logger, { tenantId, clientId: pending.clientId, what: 'chat' }, () =>
+        this.complete(pending, reply, readCookie),
+      ),
     );
-    return { location, ...spent };
   }
 
   private async complete(

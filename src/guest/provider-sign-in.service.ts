@@ -7,11 +7,14 @@ import { newSecret } from '../platform/crypto/ids';
 import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 import {
+  bounceUrl,
+  finishCallback,
   newBinding,
   redirectToClient,
   requireBoundBrowser,
   type BindingCookie,
   type BoundState,
+  type CallbackResult,
 } from './browser-binding';
 import {
   BINDING_FIELDS,
@@ -57,11 +60,6 @@ const decodeState = objectDecoder<ProviderState>({
 /** An ID token of the native flow, spent: it proves a sign-in once. */
 const spentTokenKey = (idToken: string): string => `gpt:{${sha256(idToken)}}`;
 
-export interface ProviderCallbackResult {
-  readonly location: string;
-  readonly spentCookie?: string;
-}
-
 /**
  * Sign-in with a tenant's OpenID Connect providers (contract 14): the browser flow (authorization
  * code with PKCE S256, state and nonce bound to the flow server-side) and the native flow (an ID
@@ -105,9 +103,7 @@ export class ProviderSignInService {
     await this.provider(ctx.tenantId, providerId);
     const flow = await this.flows.requireKnown(ctx);
     const handle = await this.states.newHandle({ tenantId: ctx.tenantId, clientId: client.id, providerId, ...flow });
-    const url = new URL(`${this.config.authOrigin}/t/${encodeURIComponent(ctx.tenantId)}/providers/go`);
-    url.searchParams.set('handle', handle);
-    return { authorize_url: url.toString() };
+    return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'providers/go', handle) };
   }
 
   /** `GET providers/go`: spends the handle, binds the state to this browser, goes to the provider. */
@@ -148,17 +144,15 @@ export class ProviderSignInService {
     tenantId: string,
     reply: { code?: string | undefined; state: string; error?: string | undefined; iss?: string | undefined },
     readCookie: (name: string) => string | undefined,
-  ): Promise<ProviderCallbackResult> {
-    const pending = await this.states.takeState(reply.state);
-    if (!pending || pending.tenantId !== tenantId) throw new AppError('invalid_request', 'Unknown or used state.');
-    const spent = pending.bindingId === undefined ? {} : { spentCookie: providerBindingCookieName(pending.bindingId) };
-    const location = await redirectToClient(
-      this.clients,
-      this.logger,
-      { tenantId, clientId: pending.clientId, what: 'provider', log: { provider: pending.providerId } },
-      () => this.complete(pending, reply, readCookie),
+  ): Promise<CallbackResult> {
+    return finishCallback(await this.states.takeState(reply.state), tenantId, providerBindingCookieName, (pending) =>
+      redirectToClient(
+        this.clients,
+        this.logger,
+        { tenantId, clientId: pending.clientId, what: 'provider', log: { provider: pending.providerId } },
+        () => this.complete(pending, reply, readCookie),
+      ),
     );
-    return { location, ...spent };
   }
 
   private async complete(
