@@ -41,6 +41,17 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       )
     ).rows;
 
+  /** `GET providers/{id}/start` with the flow cookie: the redirect to the issuer. */
+  async function startAtProvider(c: GuestClient, providerId: string): Promise<URL> {
+    const start = new URL(c.providerStartUrl(providerId));
+    const res = await w.t
+      .auth()
+      .get(start.pathname + start.search)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .expect(302);
+    return new URL(res.headers.location as string);
+  }
+
   /** The browser flow from `GET providers/{id}/start` to the game's redirect URI. */
   async function browserRound(c: GuestClient, providerId: string): Promise<URL> {
     const browser = browserWithFlow(c.browserFlowId, c.flowCookie());
@@ -379,12 +390,7 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const created = await c.createGuest();
       await c.createLinkingIntent();
       await p.plain.setAccount({ sub: 'browser-1', email: 'browser@example.com', email_verified: true });
-      const start = await w.t
-        .auth()
-        .get(new URL(c.providerStartUrl('google')).pathname + new URL(c.providerStartUrl('google')).search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
-      const to = new URL(start.headers.location as string);
+      const to = await startAtProvider(c, 'google');
       expect(`${to.origin}${to.pathname}`).toBe(`${p.plain.issuer}/auth`);
       expect(to.searchParams.get('code_challenge_method')).toBe('S256');
       expect(to.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -423,12 +429,8 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const c = w.client();
       const created = await c.createGuest();
       await c.createLinkingIntent();
-      const start = await w.t
-        .auth()
-        .get(new URL(c.providerStartUrl('apple')).pathname + new URL(c.providerStartUrl('apple')).search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
-      expect(new URL(start.headers.location as string).searchParams.get('response_mode')).toBe('form_post');
+      const atIssuer = await startAtProvider(c, 'apple');
+      expect(atIssuer.searchParams.get('response_mode')).toBe('form_post');
       const back = await browserRound(c, 'apple');
       const upgraded = await c.upgrade(GuestClient.providerRedirectResult(back.toString()).proof_id);
       expect(upgraded.linked_identity).toEqual({ provider: 'apple', provider_subject: '001234.apple', email: relay });
@@ -479,12 +481,8 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
     it('the form_post callback needs no Origin of a client, but the state stays bound to the browser', async () => {
       const c = w.client();
       await c.createGuest();
-      const start = await w.t
-        .auth()
-        .get(new URL(c.providerStartUrl('apple')).pathname + new URL(c.providerStartUrl('apple')).search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
-      const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+      const atIssuer = await startAtProvider(c, 'apple');
+      const state = atIssuer.searchParams.get('state') as string;
       const posted = await w.t
         .auth()
         .post('/t/acme/providers/callback')
@@ -507,13 +505,9 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const c = w.client();
       await c.createGuest();
       await p.plain.setAccount({ sub: 'race-1' });
-      const startRes = await w.t
-        .auth()
-        .get(new URL(c.providerStartUrl('google')).pathname + new URL(c.providerStartUrl('google')).search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
+      const atIssuer = await startAtProvider(c, 'google');
       // A browser that knows only the issuer stops at the service's callback.
-      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(startRes.headers.location as string));
+      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(atIssuer.toString()));
       expect(callback.pathname).toBe('/t/acme/providers/callback');
       const answers = await Promise.all(
         Array.from({ length: 5 }, () =>
@@ -533,12 +527,8 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       const c = w.client();
       await c.createGuest();
       await p.plain.setAccount({ sub: 'doomed-1' });
-      const startRes = await w.t
-        .auth()
-        .get(new URL(c.providerStartUrl('doomed')).pathname + new URL(c.providerStartUrl('doomed')).search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
-      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(startRes.headers.location as string));
+      const atIssuer = await startAtProvider(c, 'doomed');
+      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(atIssuer.toString()));
       expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'doomed')).status).toBe(0);
       const before = await proofKeys();
       const res = await w.t
