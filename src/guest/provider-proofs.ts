@@ -24,7 +24,8 @@ export interface ProvenCredential {
  * Turns a credential a provider proved into a one-time provider proof (contract 6 and 14, spec 4.3
  * rule 6): the credential resolves to its tenant user, a provisional one when it is new, and the
  * proof is bound to the tenant, client and browser flow. A provider that sends the email only the
- * first time (Sign in with Apple) keeps the verified email the identity was created with.
+ * first time (Sign in with Apple) keeps the verified email the identity was created with. An email
+ * code is such a proof too: its provider is `email`.
  */
 @Injectable()
 export class ProviderProofs {
@@ -34,7 +35,12 @@ export class ProviderProofs {
     private readonly records: FlowRecordsStore,
   ) {}
 
-  async issue(owner: ProofOwner, credential: ProvenCredential): Promise<{ proof_id: string; expires_in: number }> {
+  /** `inactive` is the refusal when the credential's user or identity is no longer active. */
+  async issue(
+    owner: ProofOwner,
+    credential: ProvenCredential,
+    inactive: () => AppError = () => new AppError('forbidden', 'This account is not active.'),
+  ): Promise<{ proof_id: string; expires_in: number }> {
     const { user, identity } = await this.identities.resolveOrCreate(
       {
         tenantId: owner.tenantId,
@@ -46,8 +52,7 @@ export class ProviderProofs {
       },
       'provisional',
     );
-    if (user.status !== 'active' || identity.status !== 'active')
-      throw new AppError('forbidden', 'This account is not active.');
+    if (user.status !== 'active' || identity.status !== 'active') throw inactive();
     const email = credential.verifiedEmail ?? (identity.emailVerified ? identity.email : null);
     const ttl = this.config.ttl.providerProof;
     const proofId = await this.records.putProof(

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
-import { IdentitiesRepository } from '../directory/identities.repository';
 import { AppError } from '../errors/app-error';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
-import { FlowRecordsStore } from './flow-records.store';
+import { ProviderProofs } from './provider-proofs';
 import { TenantClients } from './tenant-clients';
 
 /**
@@ -23,8 +22,7 @@ export class TenantEmailService {
     private readonly clients: TenantClients,
     private readonly flows: BrowserFlows,
     private readonly codes: EmailCodesStore,
-    private readonly records: FlowRecordsStore,
-    private readonly identities: IdentitiesRepository,
+    private readonly proofs: ProviderProofs,
     private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
     private readonly codeBudgets: EmailCodeBudgets,
@@ -73,28 +71,10 @@ export class TenantEmailService {
     const budget = this.config.rateLimits.tenantFlowAttempts;
     await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
     if (!(await this.codes.check(realm, ctx.flowId, email, code))) throw new AppError('invalid_code');
-    const { user, identity } = await this.identities.resolveOrCreate(
-      { tenantId: ctx.tenantId, provider: 'email', providerSubject: email, email, emailVerified: true, metadata: {} },
-      'provisional',
+    return this.proofs.issue(
+      { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash },
+      { provider: 'email', subject: email, verifiedEmail: email, metadata: {} },
+      () => new AppError('invalid_code'),
     );
-    if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');
-    const ttl = this.config.ttl.providerProof;
-    const proofId = await this.records.putProof(
-      ctx.flowId,
-      {
-        kind: 'provider',
-        tenantId: ctx.tenantId,
-        clientId: client.id,
-        cookieHash: flow.cookieHash,
-        userId: user.id,
-        identityId: identity.id,
-        provider: 'email',
-        providerSubject: email,
-        email,
-        emailVerified: true,
-      },
-      ttl,
-    );
-    return { proof_id: proofId, expires_in: ttl };
   }
 }
