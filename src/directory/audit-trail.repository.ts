@@ -12,23 +12,31 @@ export interface AuditRecord {
   readonly data?: AuditData;
 }
 
-/** One audit row, inside the transaction of `m`: for repositories that write a change with its row. */
-export async function insertAuditRecord(m: EntityManager, event: AuditRecord): Promise<void> {
-  // Plain SQL: TypeORM's insert builder walked the entity metadata on every sign-in and upgrade.
-  await m.query('INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ($1, $2, $3, $4)', [
-    event.type,
-    event.tenantId,
-    event.subject,
-    JSON.stringify(event.data ?? {}),
-  ]);
+/**
+ * Audit rows inside the transaction of `m`, in one statement: for repositories that write a change
+ * with its rows. Plain SQL: TypeORM's insert builder walked the entity metadata on every sign-in
+ * and upgrade.
+ */
+export async function insertAuditRecords(m: EntityManager, events: readonly AuditRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  await m.query(
+    `INSERT INTO audit_events (type, tenant_id, subject, data)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
+    [
+      events.map((e) => e.type),
+      events.map((e) => e.tenantId),
+      events.map((e) => e.subject),
+      events.map((e) => JSON.stringify(e.data ?? {})),
+    ],
+  );
 }
 
-/** The audit trail (contract 7, 12): one insert per event, inside the caller's transaction if any. */
+/** The audit trail (contract 7, 12): one insert per call, inside the caller's transaction if any. */
 @Injectable()
 export class AuditTrail {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async record(event: AuditRecord, m: EntityManager = this.db.manager): Promise<void> {
-    await insertAuditRecord(m, event);
+  async record(events: AuditRecord | readonly AuditRecord[], m: EntityManager = this.db.manager): Promise<void> {
+    await insertAuditRecords(m, 'type' in events ? [events] : events);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ClientEntity } from '../platform/database/entities/client.entity';
-import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { CLIENT_TYPES, type ClientRecord } from './records';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { bool, nullableText, oneOf, rowsOf, text, texts, timestamp, type Row } from '../platform/database/row-decoders';
@@ -83,7 +83,7 @@ export class ClientsRepository {
   async insertRecorded(client: NewClient, records: readonly AuditRecord[]): Promise<void> {
     await this.clients.manager.transaction(async (m) => {
       await m.insert(ClientEntity, clientRow(client));
-      for (const record of records) await insertAuditRecord(m, record);
+      await insertAuditRecords(m, records);
     });
   }
 
@@ -113,7 +113,7 @@ export class ClientsRepository {
           webOrigins: [...next.webOrigins],
         },
       );
-      for (const record of records) await insertAuditRecord(m, record);
+      await insertAuditRecords(m, records);
       return next;
     });
   }

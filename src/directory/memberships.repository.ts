@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppError } from '../errors/app-error';
 import { MembershipEntity } from '../platform/database/entities/membership.entity';
-import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { MEMBERSHIP_ROLES, type MembershipRecord, type MembershipRole, type TenantRecord } from './records';
 import {
   decodeFirst,
@@ -118,7 +118,7 @@ export class MembershipsRepository {
            ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = excluded.role`,
           [tenantId, userId, role],
         );
-      for (const record of records) await insertAuditRecord(m, record);
+      await insertAuditRecords(m, records);
       return true;
     });
   }

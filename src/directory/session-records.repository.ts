@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
-import { insertAuditRecord, type AuditRecord } from './audit-trail.repository';
+import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
 
@@ -80,7 +80,7 @@ export class SessionRecordsRepository {
       await m.query('UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1', [
         sessionId,
       ]);
-      for (const record of recordsFor(userId)) await insertAuditRecord(m, record);
+      await insertAuditRecords(m, recordsFor(userId));
       return { userId };
     });
   }

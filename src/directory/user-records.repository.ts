@@ -146,9 +146,9 @@ export class UserRecordsRepository {
           [userId, tenantId],
         ),
       );
-      if (updated > 0)
-        await this.audit.record({ type: 'user.deactivated', tenantId, subject: userId, data: { by } }, m);
-      for (const record of alsoRecord) await this.audit.record(record, m);
+      const deactivated: AuditRecord[] =
+        updated > 0 ? [{ type: 'user.deactivated', tenantId, subject: userId, data: { by } }] : [];
+      await this.audit.record([...deactivated, ...alsoRecord], m);
       return updated > 0;
     });
   }
@@ -216,8 +216,7 @@ export class UserRecordsRepository {
           [tenantId, JSON.stringify(value.toLowerCase()).slice(1, -1)],
         );
       }
-      await this.audit.record({ type: 'user.deleted', tenantId, subject: userId, data: { by } }, m);
-      for (const record of alsoRecord) await this.audit.record(record, m);
+      await this.audit.record([{ type: 'user.deleted', tenantId, subject: userId, data: { by } }, ...alsoRecord], m);
       return sessions.map((s) => s.id);
     });
   }
