@@ -36,14 +36,8 @@ export class GuestBearerAuthenticator implements Authenticator {
     const token = parseBearer(req.headers.authorization);
     const claims = token && typeof tenantId === 'string' ? await this.tokens.verifyAccess(token, tenantId) : null;
     if (!claims) throw invalidToken();
-    const session = await this.sessions.get(claims.sid);
-    if (
-      !session ||
-      session.tenantId !== claims.tenantId ||
-      session.userId !== claims.sub ||
-      session.clientId !== claims.clientId
-    )
-      throw invalidToken();
+    const bound = { tenantId: claims.tenantId, userId: claims.sub, clientId: claims.clientId };
+    if (!(await this.sessions.getBound(claims.sid, bound))) throw invalidToken();
     return {
       kind: 'guest',
       tenantId: claims.tenantId,

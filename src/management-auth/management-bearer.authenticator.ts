@@ -37,15 +37,12 @@ export class ManagementBearerAuthenticator implements Authenticator {
     const token = parseBearer(req.headers.authorization);
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims) throw invalidToken();
-    const session = await this.sessions.get(claims.sid);
-    if (
-      !session ||
-      session.tenantId !== CONTROL_PLANE_TENANT_ID ||
-      session.userId !== claims.sub ||
-      session.clientId !== claims.clientId
-    ) {
-      throw invalidToken();
-    }
+    const session = await this.sessions.getBound(claims.sid, {
+      tenantId: CONTROL_PLANE_TENANT_ID,
+      userId: claims.sub,
+      clientId: claims.clientId,
+    });
+    if (!session) throw invalidToken();
     return { kind: 'management', userId: claims.sub, sessionId: claims.sid, email: session.email, scope: claims.scope };
   }
 }

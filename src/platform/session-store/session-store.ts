@@ -220,6 +220,23 @@ export class SessionStore {
   }
 
   /** One Redis read: the live session or null (revoked, expired, unknown). */
+  /**
+   * The live session a bearer token names, when it is the token's own: same tenant, user and
+   * client (the bearer checks of both realms); null otherwise.
+   */
+  async getBound(
+    sessionId: string,
+    bound: { readonly tenantId: string; readonly userId: string; readonly clientId: string },
+  ): Promise<SessionView | null> {
+    const session = await this.get(sessionId);
+    return session &&
+      session.tenantId === bound.tenantId &&
+      session.userId === bound.userId &&
+      session.clientId === bound.clientId
+      ? session
+      : null;
+  }
+
   async get(sessionId: string): Promise<SessionView | null> {
     const [tid, uid, cid, scope, email, revoked] = await this.redis.hmget(
       key(sessionId),
