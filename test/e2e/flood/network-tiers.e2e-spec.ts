@@ -107,3 +107,34 @@ describe('a tenant-wide ceiling on guest creation', () => {
     expect((await create('beta', 'cli_beta', '2001:db8:b::1')).status).toBe(201);
   });
 });
+
+describe('the tenant ceiling and the address budgets of guest creation, in one script', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_GUEST_CREATE_TENANT: '3/3600',
+      RATE_LIMIT_GUEST_CREATE_CLIENT_IP: '1/3600',
+    });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  const create = (ip: string) =>
+    w.t
+      .auth()
+      .post('/t/acme/guest')
+      .set('X-Forwarded-For', ip)
+      .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(16).toString('base64url')}` });
+
+  it('never spends the ceiling on a request its address refuses', async () => {
+    expect((await create('198.51.100.7')).status).toBe(201);
+    // Refused by the address's budget: none of them takes a token from the tenant's ceiling.
+    for (let i = 0; i < 5; i++) expect((await create('198.51.100.7')).status).toBe(429);
+    expect((await create('198.51.100.8')).status).toBe(201);
+    expect((await create('2001:db8:c::1')).status).toBe(201);
+    // Three guests: the ceiling is spent now, for every network.
+    expect((await create('2001:db8:d::1')).status).toBe(429);
+  });
+});
