@@ -95,6 +95,24 @@ describe('JwsSigner: every token the service signs verifies with jose (issue 24)
     expect(Buffer.from(signature as string, 'base64url')).toHaveLength(64);
   });
 
+  it('ES256 signatures whose R or S is shorter than 32 bytes are padded and verify', async () => {
+    // DER drops an integer's leading zero bytes; R || S must keep each at 32 bytes. About one
+    // signature in 128 has such an R or S, so 2,000 make the case all but certain, and the test
+    // counts that it was met.
+    const jwk = jwks.get('ES256') as JWK;
+    const key = await publicKeyOf(jwk, 'ES256');
+    const signer = signerOf('ES256');
+    let short = 0;
+    for (let i = 0; i < 2000; i += 1) {
+      const token = signer.sign('at+jwt', { ...payload, jti: String(i) });
+      const signature = Buffer.from(token.split('.')[2] as string, 'base64url');
+      expect(signature).toHaveLength(64);
+      if (signature[0] === 0 || signature[32] === 0) short += 1;
+      await expect(jwtVerify(token, key, { algorithms: ['ES256'] })).resolves.toBeDefined();
+    }
+    expect(short).toBeGreaterThan(0);
+  });
+
   it.each<[string, SigningAlg, () => KeyObject]>([
     [
       'an RSA key shorter than 2048 bits',
