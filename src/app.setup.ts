@@ -10,6 +10,7 @@ import { TenantWebOrigins } from './guest/tenant-web-origins';
 import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
 import { hostRouting, PROBE_PATHS } from './http/host-routing';
+import { inSequence } from './http/in-sequence';
 import { responseHeaders } from './http/response-headers';
 import { MetricsService } from './platform/metrics/metrics.service';
 import { httpLogging, type HttpLogging } from './platform/logging/logging';
@@ -37,17 +38,21 @@ export async function createApp(
 }
 
 function configureApp(app: NestExpressApplication, config: AppConfig, requestLogging: HttpLogging['middleware']): void {
-  app.use(requestLogging);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
-  app.use(responseHeaders(config));
-  app.use(requestMetrics(app.get(MetricsService)));
-  app.use(hostRouting(config));
-  app.use(bodyRules());
-  // After the body parsers: a refused cross-origin request is judged by the client_id it names.
-  app.use(tenantCors(app.get(TenantWebOrigins)));
+  app.use(
+    inSequence([
+      requestLogging,
+      responseHeaders(config),
+      requestMetrics(app.get(MetricsService)),
+      hostRouting(config),
+      bodyRules(),
+      // After the body parsers: a refused cross-origin request is judged by the client_id it names.
+      tenantCors(app.get(TenantWebOrigins)),
+    ]),
+  );
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
