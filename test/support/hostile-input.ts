@@ -5,7 +5,7 @@ import type { TestApp } from './test-app';
  * the tables a request could write. Compare two snapshots as strings.
  */
 export async function stateSnapshot(t: TestApp): Promise<string> {
-  const keys = (await t.redisKeys()).sort();
+  const keys = await t.redisKeys();
   const rows = await t.pg.query(
     'SELECT (SELECT count(*) FROM users) u, (SELECT count(*) FROM identities) i, (SELECT count(*) FROM sessions) s, (SELECT count(*) FROM audit_events) a',
   );

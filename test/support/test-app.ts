@@ -31,7 +31,10 @@ export interface TestApp {
   readonly pg: Client;
   /** Direct Redis access (already prefixed with the suite's key prefix). */
   readonly redis: Redis | Cluster;
-  /** Every key of this deployment, without the prefix, on a single server or a cluster. */
+  /**
+   * Every key of this deployment, without the prefix, on a single server or a cluster; sorted, as
+   * KEYS answers in hash-table order, which a rehash between two snapshots changes.
+   */
   redisKeys(): Promise<string[]>;
   readonly databaseName: string;
   readonly env: Readonly<Record<string, string>>;
@@ -135,7 +138,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
     const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
     const keys = (await Promise.all(servers.map((s) => s.keys(`${prefix}*`)))).flat();
     // ioredis never prefixes KEYS patterns, so the prefix is matched and stripped here.
-    return [...new Set(keys.map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k)))];
+    return [...new Set(keys.map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k)))].sort();
   };
   const authOrigin = config.authOrigin;
   const consoleOrigin = config.consoleOrigin;

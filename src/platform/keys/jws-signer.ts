@@ -10,8 +10,9 @@ export type SigningAlg = 'RS256' | 'ES256';
  * synchronously through `node:crypto` with a KeyObject built once. jose signs through WebCrypto,
  * whose every signature is a job on libuv's thread pool (about 100 µs of an ES256 signature against
  * about half that here, docs/performance.md); a token endpoint's CPU is mostly its signatures.
- * Only the encoding is ours: the signature is Node's (OpenSSL's), and jose keeps key import, JWKS
- * and every verification. test/unit/jws-signer.spec.ts verifies what this signs with jose.
+ * Only the serialisation is ours: the signature is Node's (OpenSSL's), its conversion to JOSE's form
+ * ecdsa-sig-formatter's, and jose keeps key import, JWKS and every verification.
+ * test/unit/jws-signer.spec.ts verifies what this signs with jose.
  */
 export class JwsSigner {
   constructor(
