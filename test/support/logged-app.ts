@@ -1,6 +1,7 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
+import type { Logger } from 'pino';
 import type { AppConfig } from '../../src/config/config';
 import { httpLogging } from '../../src/platform/logging/logging';
 
@@ -18,7 +19,7 @@ export interface LoggedApp {
 export async function startLoggedApp(
   logLevel: string,
   unloggedPaths: ReadonlySet<string>,
-  routes: (app: Express) => void,
+  routes: (app: Express, logger: Logger) => void,
 ): Promise<LoggedApp> {
   const lines: LogLine[] = [];
   const logging = httpLogging({ logLevel } as AppConfig, {
@@ -27,7 +28,7 @@ export async function startLoggedApp(
   });
   const app = express();
   app.use(logging.middleware);
-  routes(app);
+  routes(app, logging.logger);
   const server: Server = app.listen(0);
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as AddressInfo).port;

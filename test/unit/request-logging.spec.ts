@@ -4,8 +4,12 @@ import { startLoggedApp, type LoggedApp } from '../support/logged-app';
 describe('request logging', () => {
   let app: LoggedApp;
   beforeAll(async () => {
-    app = await startLoggedApp('info', new Set(['/healthz']), (a) => {
+    app = await startLoggedApp('info', new Set(['/healthz']), (a, logger) => {
       a.get('/ok', (_req, res) => void res.json({}));
+      a.get('/says-secrets', (_req, res) => {
+        logger.info({ player: { email: 'zoe@play.example', token: 'tok-secret', code: '654321' } }, 'service line');
+        res.json({});
+      });
       a.get('/boom', (_req, res) => void res.status(500).json({}));
       a.get('/hang', () => undefined);
       a.get('/healthz', (_req, res) => void res.json({}));
@@ -15,6 +19,11 @@ describe('request logging', () => {
 
   const get = (path: string, id: string, abortAfterMs?: number) => app.get(path, id, abortAfterMs);
   const lineOf = (id: string) => app.linesOf(id);
+  /** The service line is written first; the access line when the answer closes. */
+  const eventuallyTwo = async (id: string) => {
+    for (let i = 0; i < 50 && (await lineOf(id)).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    return lineOf(id);
+  };
 
   it.each([
     ['/ok?code=123456', 'id-ok', 30, 'request completed', 200],
@@ -25,6 +34,20 @@ describe('request logging', () => {
     expect(more).toHaveLength(0);
     expect(line).toMatchObject({ level, msg, res: { statusCode }, req: { path: path.split('?')[0] } });
     expect(JSON.stringify(line)).not.toContain('123456');
+  });
+
+  it("redacts the services' lines, while the access line, which skips redaction, holds its fields", async () => {
+    await get('/says-secrets', 'id-secrets');
+    const lines = await eventuallyTwo('id-secrets');
+    const service = lines.find((l) => l.msg === 'service line');
+    const access = lines.find((l) => l.msg === 'request completed');
+    expect(service).toMatchObject({ player: {}, req: { id: 'id-secrets', path: '/says-secrets' } });
+    expect(JSON.stringify(service)).not.toMatch(/zoe@play|tok-secret|654321/);
+    expect(access).toMatchObject({
+      req: { id: 'id-secrets', method: 'GET', path: '/says-secrets' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+    });
   });
 
   it('logs a request the client gave up on as aborted', async () => {

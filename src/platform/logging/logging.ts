@@ -43,6 +43,8 @@ export interface HttpLogging {
    * about as much CPU as the static route's handler (docs/performance.md).
    */
   readonly params: Params;
+  /** The root logger of the services' lines (redacted); nestjs-pino hands it out through `params`. */
+  readonly logger: Logger;
 }
 
 /**
@@ -85,6 +87,10 @@ export function httpLogging(
     },
   };
   const logger = destination ? pino(options, destination) : pino(options);
+  // The access line holds only the fields logAnswer writes (id, method, path without its query,
+  // status, time), so it skips redaction: pino's wildcard paths cost more than the rest of the line
+  // (4.6 against 2.2 µs a line), and every request in production writes one.
+  const accessLog = logger.child({}, { redact: [] });
 
   const middleware = (request: Request, res: Response, next: NextFunction): void => {
     const req = request as LoggedRequest;
@@ -93,11 +99,11 @@ export function httpLogging(
     const probe = unloggedPaths.has(req.path);
     if (!probe || PROBES_LOGGED_AT_DEBUG.has(req.path)) {
       const started = Date.now();
-      res.once('close', () => logAnswer(logger, req, res, Date.now() - started, probe ? 'debug' : 'info'));
+      res.once('close', () => logAnswer(accessLog, req, res, Date.now() - started, probe ? 'debug' : 'info'));
     }
     storage.run(new RequestStore(logger, req), next);
   };
-  return { middleware, params: { pinoHttp: { logger }, useExisting: true, forRoutes: [] } };
+  return { middleware, logger, params: { pinoHttp: { logger }, useExisting: true, forRoutes: [] } };
 }
 
 /** One line per answered request; answers of 500 and above, and aborted requests, as errors. */
