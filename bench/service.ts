@@ -106,7 +106,8 @@ export async function startService(
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: smtp.url,
     MAIL_FROM: 'bench@localhost',
-    LOG_LEVEL: 'warn',
+    // Production's level: one access line per request (to /dev/null), as the lower bound writes.
+    LOG_LEVEL: 'info',
   };
   const env = { ...base, ...benchBudgets(base), ...opts.env };
   const run = async (...argv: string[]): Promise<void> => {
