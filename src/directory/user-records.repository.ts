@@ -40,11 +40,6 @@ export interface SessionRow {
  */
 export type ErasedBy = 'admin' | 'self' | 'console';
 
-/**
- * Reads and writes of one whole user: look-up, deactivation, erasure. Used by the admin CLI
- * (contract 12) and by a player's own account endpoints (contract 13); the service's sign-in paths
- * keep using the identity and session repositories.
- */
 /** A user with its identities and memberships (find): `GET /t/{t}/me` runs it on every call. */
 const FIND_USER = new PreparedStatement(
   'find-user',
@@ -56,6 +51,11 @@ const FIND_USER = new PreparedStatement(
     FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
 );
 
+/**
+ * Reads and writes of one whole user: look-up, deactivation, erasure. Used by the admin CLI
+ * (contract 12) and by a player's own account endpoints (contract 13); the service's sign-in paths
+ * keep using the identity and session repositories.
+ */
 @Injectable()
 export class UserRecordsRepository {
   constructor(

@@ -32,6 +32,15 @@ describe('inSequence: the edge middleware mounted as one', () => {
     expect(later).not.toHaveBeenCalled();
   });
 
+  it('a throw is handed on as the error, also from a step resumed after I/O', async () => {
+    const error = new Error('thrown');
+    const thrower: RequestHandler = () => {
+      throw error;
+    };
+    await expect(run([thrower])).resolves.toBe(error);
+    await expect(run([(_q, _s, next) => setImmediate(() => next()), thrower])).resolves.toBe(error);
+  });
+
   it('a rejected promise is handed on as the error, as Express 5 does', async () => {
     const error = new Error('async failure');
     await expect(run([() => Promise.reject(error)])).resolves.toBe(error);

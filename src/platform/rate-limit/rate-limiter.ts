@@ -155,9 +155,10 @@ export class RateLimiter {
 function slotGroups(checks: readonly RateLimitCheck[]): RateLimitCheck[][] {
   const groups: RateLimitCheck[][] = [];
   for (const check of checks) {
-    const first = groups.at(-1)?.[0];
-    if (first && check.slot !== undefined && first.slot === check.slot && first.domain === check.domain)
-      groups.at(-1)?.push(check);
+    const last = groups.at(-1);
+    const first = last?.[0];
+    if (last && check.slot !== undefined && first?.slot === check.slot && first.domain === check.domain)
+      last.push(check);
     else groups.push([check]);
   }
   return groups;

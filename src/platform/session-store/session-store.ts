@@ -219,7 +219,6 @@ export class SessionStore {
     return this.users.list(userId);
   }
 
-  /** One Redis read: the live session or null (revoked, expired, unknown). */
   /**
    * The live session a bearer token names, when it is the token's own: same tenant, user and
    * client (the bearer checks of both realms); null otherwise.
@@ -237,6 +236,7 @@ export class SessionStore {
       : null;
   }
 
+  /** One Redis read: the live session or null (revoked, expired, unknown). */
   async get(sessionId: string): Promise<SessionView | null> {
     const [tid, uid, cid, scope, email, revoked] = await this.redis.hmget(
       key(sessionId),
