@@ -20,6 +20,7 @@ describe('graceful shutdown on SIGTERM', () => {
   let child: ChildProcess;
   let env: Record<string, string>;
   let origin: string;
+  let stdout = '';
 
   beforeAll(async () => {
     if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('build first: npm run build (npm test does)');
@@ -31,11 +32,12 @@ describe('graceful shutdown on SIGTERM', () => {
         REDIS_URL: redis.url,
         DEPENDENCY_TIMEOUT_MS: '5000',
         RATE_LIMITS: 'off',
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
       }),
     };
     execFileSync('node', [join(ROOT, 'dist/src/cli/admin.js'), 'seed-control-plane'], { env, stdio: 'ignore' });
-    child = spawn('node', [join(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    child = spawn('node', [join(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     origin = `http://localhost:${port}`;
     await eventually(async () => (await fetch(`${origin}/healthz`)).ok, 10_000);
   });
@@ -79,5 +81,19 @@ describe('graceful shutdown on SIGTERM', () => {
     // Each in-flight request got a real answer (the unknown flow is 403), none a reset.
     expect(statuses).toEqual(Array(8).fill(403));
     expect(['0/null', 'null/SIGTERM']).toContain(await exited);
+    // Each of them wrote its access line to stdout, as one JSON object, before the process exited.
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { msg?: string; req?: { id?: string; path?: string }; res?: { statusCode?: number } },
+      );
+    const answered = lines.filter((l) => l.req?.path === '/management-auth/email/start');
+    expect(answered).toHaveLength(8);
+    for (const line of answered) {
+      expect(line.res?.statusCode).toBe(403);
+      expect(line.req?.id).toMatch(/^[0-9a-f-]{36}$/);
+    }
   });
 });
