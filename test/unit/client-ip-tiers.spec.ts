@@ -1,4 +1,6 @@
 import type { Request } from 'express';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { clientIp, clientNetworkTiers, hopAddress, networkTiersOf } from '../../src/http/client-ip';
 
 const behindProxy = (xff: string): Request =>
@@ -47,9 +49,51 @@ describe('networkTiersOf: the networks a per-network budget counts, finest first
         ['ipv6-48', '2001:db8:abcd::/48'],
       ],
     ],
+    [
+      '::FFFF:203.0.113.7',
+      [
+        ['ipv4-32', '203.0.113.7'],
+        ['ipv4-24', '203.0.113.0/24'],
+      ],
+    ],
+    [
+      '::ffff:cb00:7107',
+      [
+        ['ipv4-32', '203.0.113.7'],
+        ['ipv4-24', '203.0.113.0/24'],
+      ],
+    ],
+    ['::ffff:203.0.113.999', [['other', '::ffff:203.0.113.999']]],
+    ['fe80::1%eth-0', [['other', 'fe80::1%eth-0']]],
     ['unknown', [['other', 'unknown']]],
   ])('%s', (ip, tiers) => {
     expect(networkTiersOf(ip).map((t) => [t.tier, t.network])).toEqual(tiers);
+  });
+
+  it('counts an IPv4 address alike in every spelling a socket or a proxy gives it', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (v4) => {
+        const plain = networkTiersOf(v4);
+        expect(plain[0]).toEqual({ tier: 'ipv4-32', network: v4 });
+        expect(networkTiersOf(`::ffff:${v4}`)).toEqual(plain);
+        expect(networkTiersOf(`::ffff:${ipaddr.IPv4.parse(v4).toIPv4MappedAddress().toString().slice(7)}`)).toEqual(
+          plain,
+        );
+      }),
+    );
+  });
+
+  it('gives any IPv6 address its /64, /56 and /48, as ipaddr reads it', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (v6) => {
+        const addr = ipaddr.IPv6.parse(v6);
+        fc.pre(!addr.isIPv4MappedAddress());
+        const tiers = networkTiersOf(v6);
+        expect(tiers.map((t) => t.tier)).toEqual(['ipv6-64', 'ipv6-56', 'ipv6-48']);
+        expect(ipaddr.IPv6.parse(v6).match(ipaddr.parseCIDR(tiers[2]?.network ?? ''))).toBe(true);
+        expect(ipaddr.IPv6.parse(v6).match(ipaddr.parseCIDR(tiers[0]?.network ?? ''))).toBe(true);
+      }),
+    );
   });
 
   it('puts every /64 of one /48 in one /48', () => {
