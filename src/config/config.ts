@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
-import { HTTPS_IN_PRODUCTION, isCleartextOverNetwork } from './secure-transport';
+import { HTTPS_IN_PRODUCTION, httpUrl, isCleartextOverNetwork } from './secure-transport';
 
 /**
  * The one typed configuration object (contract section 1). Built once at boot from the
@@ -512,8 +512,8 @@ function checkTransport(
 ): void {
   for (const [name, value] of Object.entries(urls)) {
     if (!value) continue;
-    const url = URL.parse(value);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    const url = httpUrl(value);
+    if (!url) {
       if (!shaped) r.problems.push(`${name}: must be an http(s) URL`);
     } else if (nodeEnv === 'production' && isCleartextOverNetwork(url)) {
       r.problems.push(`${name}: ${HTTPS_IN_PRODUCTION}`);

@@ -18,6 +18,12 @@ export function isLoopbackHostname(hostname: string): boolean {
   return isIP(host) === 4 && host.startsWith('127.');
 }
 
+/** The text as a URL when it is an absolute http or https URL; null for anything else. */
+export function httpUrl(text: string): URL | null {
+  const url = URL.parse(text);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url : null;
+}
+
 /** Whether the URL would travel in cleartext beyond this machine: `http:` to a non-loopback host. */
 export function isCleartextOverNetwork(url: URL): boolean {
   return url.protocol === 'http:' && !isLoopbackHostname(url.hostname);

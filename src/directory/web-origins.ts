@@ -1,4 +1,4 @@
-import { HTTPS_IN_PRODUCTION, isCleartextOverNetwork } from '../config/secure-transport';
+import { HTTPS_IN_PRODUCTION, httpUrl, isCleartextOverNetwork } from '../config/secure-transport';
 import type { ClientRecord } from './records';
 
 /** A URL given for a client: its canonical form, or why it is refused. */
@@ -13,8 +13,8 @@ export type CheckedUrl = { readonly url: string } | { readonly problem: string }
  * carries codes and proofs (issue 22, point 6).
  */
 export function checkRedirectUri(value: string, production: boolean): CheckedUrl {
-  const url = URL.parse(value);
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { problem: 'must be an http(s) URL' };
+  const url = httpUrl(value);
+  if (!url) return { problem: 'must be an http(s) URL' };
   // `URL` drops an empty fragment ("…/cb#") and an empty userinfo ("https://@host"): judge the text.
   if (value.includes('#')) return { problem: 'must not have a fragment (#…)' };
   if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value))

@@ -1,6 +1,6 @@
 import { runAdmin } from '../../src/cli/admin-runner';
 import { ConfigError, loadConfig, type AppConfig } from '../../src/config/config';
-import { isLoopbackHostname } from '../../src/config/secure-transport';
+import { httpUrl, isLoopbackHostname } from '../../src/config/secure-transport';
 import { checkRedirectUri, checkWebOrigin } from '../../src/directory/web-origins';
 import { DependencyUnavailableError } from '../../src/errors/app-error';
 import { Mailer, pooledSmtpUrl } from '../../src/platform/mail/mailer';
@@ -78,6 +78,19 @@ describe('production refuses non-loopback http at start-up', () => {
     ['0.0.0.0', false],
   ])('loopback host %s: %s', (host, loopback) => {
     expect(isLoopbackHostname(host)).toBe(loopback);
+  });
+});
+
+describe('httpUrl: the one test of an http(s) URL', () => {
+  it.each([
+    ['https://auth.example.com/x', 'https://auth.example.com/x'],
+    ['HTTP://LOCALHOST:3000', 'http://localhost:3000/'],
+    ['ftp://files.example', null],
+    ['javascript:alert(1)', null],
+    ['/relative/path', null],
+    ['', null],
+  ])('%s', (text, href) => {
+    expect(httpUrl(text)?.href ?? null).toBe(href);
   });
 });
 

@@ -83,6 +83,11 @@ describe('provider discovery', () => {
     ['PKCE without S256', { code_challenge_methods_supported: ['plain'] }, /S256/],
     ['no signed ID token', { id_token_signing_alg_values_supported: ['none'] }, /signing algorithm/],
     ['no JWKS', { jwks_uri: undefined }, /jwks_uri/],
+    [
+      'an endpoint of another scheme',
+      { authorization_endpoint: 'javascript:alert(1)' },
+      /no http\(s\) authorization_endpoint/,
+    ],
     ['neither basic nor post', { token_endpoint_auth_methods_supported: ['private_key_jwt'] }, /neither/],
   ])('refuses a document with %s', async (_label, extra, message) => {
     await expect(read(extra)).rejects.toThrow(message);

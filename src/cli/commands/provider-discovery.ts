@@ -1,4 +1,4 @@
-import { isCleartextOverNetwork } from '../../config/secure-transport';
+import { httpUrl, isCleartextOverNetwork } from '../../config/secure-transport';
 import type { ProviderEndpoints } from '../../directory/identity-providers.repository';
 import { AdminInputError } from '../admin-command';
 
@@ -23,14 +23,9 @@ export async function readDiscovery(
     throw new AdminInputError(`--issuer: the discovery document names issuer ${String(doc.issuer)}, not ${issuer}`);
   const endpoint = (name: string): string => {
     const value = doc[name];
-    let url: URL;
-    try {
-      url = new URL(typeof value === 'string' ? value : '');
-    } catch {
-      throw new AdminInputError(`--issuer: the discovery document has no valid ${name}`);
-    }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || (opts.production && isCleartextOverNetwork(url)))
-      throw new AdminInputError(`--issuer: ${name} must use https`);
+    const url = typeof value === 'string' ? httpUrl(value) : null;
+    if (!url) throw new AdminInputError(`--issuer: the discovery document has no http(s) ${name}`);
+    if (opts.production && isCleartextOverNetwork(url)) throw new AdminInputError(`--issuer: ${name} must use https`);
     return url.toString();
   };
   const list = (name: string): string[] | undefined => {

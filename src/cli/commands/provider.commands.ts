@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
-import { isCleartextOverNetwork } from '../../config/secure-transport';
+import { httpUrl, isCleartextOverNetwork } from '../../config/secure-transport';
 import type { ProviderCredential } from '../../directory/identity-providers.repository';
 import { AdminInputError, optional, required, type AdminCommand, type OptionValues } from '../admin-command';
 import { customerTenant, identityProvidersRepository } from './directory-repositories';
@@ -15,13 +15,8 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 const APPLE_ID = /^[A-Z0-9]{10}$/;
 
 function parseIssuer(value: string, production: boolean): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new AdminInputError('--issuer must be an https URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AdminInputError('--issuer must be an https URL');
+  const url = httpUrl(value);
+  if (!url) throw new AdminInputError('--issuer must be an https URL');
   if (production && isCleartextOverNetwork(url)) throw new AdminInputError('--issuer must use https in production');
   if (url.search || url.hash || url.username || url.password)
     throw new AdminInputError('--issuer must not have a query, fragment or userinfo');
