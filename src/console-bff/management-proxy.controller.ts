@@ -35,111 +35,8 @@ const PATH_PARAMETERS: Readonly<Record<string, RegExp>> = {
 export class ManagementProxyController {
   constructor(private readonly sessions: ConsoleSessionService) {}
 
-  @Route(PROXY_ROUTES.tenants)
-  tenants(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.tenants, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.tenant)
-  tenant(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.tenant, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.clients)
-  clients(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.clients, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.createClient)
-  createClient(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.createClient, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.updateClient)
-  updateClient(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.updateClient, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.findPlayer)
-  findPlayer(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.findPlayer, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.player)
-  player(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.player, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.deactivatePlayer)
-  deactivatePlayer(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.deactivatePlayer, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.erasePlayer)
-  erasePlayer(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.erasePlayer, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.revokeSession)
-  revokeSession(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.revokeSession, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.audit)
-  audit(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.audit, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.stats)
-  stats(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.stats, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.members)
-  members(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.members, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.addMember)
-  addMember(@CurrentPrincipal('console-session') s: Session, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.forward(PROXY_ROUTES.addMember, s, req, res);
-  }
-
-  @Route(PROXY_ROUTES.removeMember)
-  removeMember(
-    @CurrentPrincipal('console-session') s: Session,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
-    return this.forward(PROXY_ROUTES.removeMember, s, req, res);
-  }
-
   /** Management API bodies carry no tokens or credentials (contracts 5, 15), so they pass as they are. */
-  private async forward(route: ProxiedRoute, session: Session, req: Request, res: Response): Promise<void> {
+  async forward(route: ProxiedRoute, session: Session, req: Request, res: Response): Promise<void> {
     const path = upstreamPath(route, req);
     const body: unknown = route.method === 'GET' ? undefined : req.body;
     const upstream = await this.sessions.callApi(session, route.method, path, requestIdOf(res), body);
@@ -152,6 +49,24 @@ export class ManagementProxyController {
 }
 
 type Session = PrincipalOf<'console-session'>;
+
+/**
+ * One handler per route of PROXY_ROUTES, named after it, each forwarding its own route: the table
+ * is the only list of what the proxy serves. Decorated here as a class body would decorate it.
+ */
+for (const [name, route] of Object.entries<ProxiedRoute>(PROXY_ROUTES)) {
+  const proto = ManagementProxyController.prototype as unknown as Record<string, unknown>;
+  proto[name] = {
+    [name](this: ManagementProxyController, session: Session, req: Request, res: Response): Promise<void> {
+      return this.forward(route, session, req, res);
+    },
+  }[name];
+  CurrentPrincipal('console-session')(proto, name, 0);
+  Req()(proto, name, 1);
+  Res()(proto, name, 2);
+  const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+  if (descriptor) Route(route)(proto, name, descriptor);
+}
 
 /** The management path of a proxied request: `/api` dropped, parameters checked, known query kept. */
 function upstreamPath(route: ProxiedRoute, req: Request): string {
