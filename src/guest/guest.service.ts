@@ -122,8 +122,12 @@ export class GuestService {
       subject: guest.sessionId,
       budget: this.config.rateLimits.linkingIntentSession,
     });
-    await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    if (!(await this.accounts.isActive(ctx.tenantId, guest.userId, subject)))
+    // Independent reads, taken together: an unknown client's refusal still comes first.
+    const [, active] = await Promise.all([
+      this.clients.resolve(ctx.tenantId, ctx.clientId),
+      this.accounts.isActive(ctx.tenantId, guest.userId, subject),
+    ]);
+    if (!active)
       throw new AppError(
         'invalid_proof',
         subject === 'guest'

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
+import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 // @redis-cluster flow-records.store:CONSUME_FOR_UPGRADE user-sessions:ADD
@@ -120,6 +121,30 @@ describe('guest upgrade by email (spec 4.3)', () => {
       .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toBe('intent_conflict');
+  });
+
+  it('refuses a linking intent once the guest’s client is disabled (400 invalid_client), before judging the guest', async () => {
+    await w.t.app.get(ClientsRepository).insert({
+      id: 'cli_later_off',
+      tenantId: 'acme',
+      name: 'cli_later_off',
+      type: 'browser',
+      enabled: true,
+      scopes: ['openid', 'offline_access'],
+      redirectUris: ['https://play.acme.example/auth'],
+      secretDigest: null,
+    });
+    const c = w.client({ clientId: 'cli_later_off' });
+    const created = await c.createGuest();
+    await w.t.pg.query(`UPDATE clients SET enabled = false WHERE id = 'cli_later_off'`);
+    expect(await status(c.createLinkingIntent())).toBe('400 invalid_client');
+    // A guest no longer active is refused too, and the client's refusal still comes first.
+    await w.t.pg.query(`UPDATE users SET status = 'deactivated', deactivated_at = now() WHERE id = $1`, [
+      created.user_id,
+    ]);
+    expect(await status(c.createLinkingIntent())).toBe('400 invalid_client');
+    await w.t.pg.query(`UPDATE clients SET enabled = true WHERE id = 'cli_later_off'`);
+    expect(await status(c.createLinkingIntent())).toBe('400 invalid_proof');
   });
 
   it('accepts the guest’s own upgrade proof at the linking intent, once', async () => {
