@@ -39,6 +39,7 @@ export class Pseudonymizer {
   }
 }
 
+/** The same bytes as three updates (domain, NUL, value), in one call into the native side. */
 function hmac(key: KeyObject, domain: string, value: string): string {
-  return createHmac('sha256', key).update(domain, 'utf8').update('\0').update(value, 'utf8').digest('base64url');
+  return createHmac('sha256', key).update(`${domain}\0${value}`, 'utf8').digest('base64url');
 }
