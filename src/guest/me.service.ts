@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { identityViews, type IdentityView } from '../directory/identity-view';
 import { UserErasure } from '../directory/user-erasure';
-import { UserRecordsRepository, type UserDetails } from '../directory/user-records.repository';
+import { UserRecordsRepository, type PlayerAccount } from '../directory/user-records.repository';
 import { AppError } from '../errors/app-error';
 import type { PrincipalOf } from '../http/principal';
 
@@ -14,7 +14,7 @@ export interface MeResponse {
   };
 }
 
-export function toMeResponse(user: UserDetails): MeResponse {
+export function toMeResponse(user: PlayerAccount): MeResponse {
   return {
     user: {
       id: user.id,
@@ -37,7 +37,7 @@ export class MeService {
   ) {}
 
   async show(player: PrincipalOf<'guest'>): Promise<MeResponse> {
-    const user = await this.users.find(player.tenantId, player.userId);
+    const user = await this.users.findAccount(player.tenantId, player.userId);
     if (!user) throw gone();
     return toMeResponse(user);
   }
