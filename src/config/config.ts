@@ -236,14 +236,9 @@ class Reader {
   origin(name: string): string {
     const v = this.required(name);
     if (!v) return '';
-    try {
-      const u = new URL(v);
-      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== v) {
-        this.problems.push(`${name}: must be a bare origin such as https://auth.example.com`);
-      }
-    } catch {
-      this.problems.push(`${name}: not a URL`);
-    }
+    if (!URL.canParse(v)) this.problems.push(`${name}: not a URL`);
+    else if (httpUrl(v)?.origin !== v)
+      this.problems.push(`${name}: must be a bare origin such as https://auth.example.com`);
     return v;
   }
 

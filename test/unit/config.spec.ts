@@ -190,5 +190,9 @@ describe('configuration (contract section 1)', () => {
     expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual([
       'AUTH_ORIGIN: must be a bare origin such as https://auth.example.com',
     ]);
+    expect(problemsOf(env({ AUTH_ORIGIN: 'ftp://localhost:3000' }))).toEqual([
+      'AUTH_ORIGIN: must be a bare origin such as https://auth.example.com',
+    ]);
+    expect(problemsOf(env({ AUTH_ORIGIN: 'auth host' }))).toEqual(['AUTH_ORIGIN: not a URL']);
   });
 });
