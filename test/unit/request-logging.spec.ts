@@ -1,3 +1,4 @@
+import { eventually } from '../support/eventually';
 import { startLoggedApp, type LoggedApp } from '../support/logged-app';
 
 /** One line per request, at a level that says how it ended. */
@@ -19,11 +20,6 @@ describe('request logging', () => {
 
   const get = (path: string, id: string, abortAfterMs?: number) => app.get(path, id, abortAfterMs);
   const lineOf = (id: string) => app.linesOf(id);
-  /** The service line is written first; the access line when the answer closes. */
-  const eventuallyTwo = async (id: string) => {
-    for (let i = 0; i < 50 && (await lineOf(id)).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-    return lineOf(id);
-  };
 
   it.each([
     ['/ok?code=123456', 'id-ok', 30, 'request completed', 200],
@@ -38,7 +34,9 @@ describe('request logging', () => {
 
   it("redacts the services' lines, while the access line, which skips redaction, holds its fields", async () => {
     await get('/says-secrets', 'id-secrets');
-    const lines = await eventuallyTwo('id-secrets');
+    // The service line is written first; the access line when the answer closes.
+    await eventually(async () => (await lineOf('id-secrets')).length === 2, 1_000);
+    const lines = await lineOf('id-secrets');
     const service = lines.find((l) => l.msg === 'service line');
     const access = lines.find((l) => l.msg === 'request completed');
     expect(service).toMatchObject({ player: {}, req: { id: 'id-secrets', path: '/says-secrets' } });
