@@ -13,7 +13,7 @@ import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { dataSourceOptions } from '../platform/database/data-source-options';
-import { createRedis, type RedisClient } from '../platform/redis/redis.module';
+import { closeRedis, createRedis, type RedisClient } from '../platform/redis/redis.module';
 import { SessionStore } from '../platform/session-store/session-store';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -97,6 +97,6 @@ export class CliContext {
 
   async close(): Promise<void> {
     await this.dataSource?.destroy();
-    await this.redisClient?.quit().catch(() => this.redisClient?.disconnect());
+    if (this.redisClient) await closeRedis(this.redisClient, loadRedisSettings(this.env).dependencyTimeoutMs);
   }
 }
