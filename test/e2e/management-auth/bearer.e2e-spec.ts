@@ -1,4 +1,4 @@
-import { createHmac, createSign, KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createSign, type KeyObject } from 'node:crypto';
 import { generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { signIn, type ManagementTokens } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
@@ -8,6 +8,8 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
   let t: TestApp;
   let tokens: ManagementTokens;
   let rsKey: CryptoKey;
+  /** The same RS256 key for node:crypto, which a non-extractable CryptoKey cannot become. */
+  let rsKeyObject: KeyObject;
   let esKey: CryptoKey;
   let rsPublic: JWK;
   let claims: JWTPayload;
@@ -19,6 +21,7 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     const rs = keys.find((k) => k.alg === 'RS256') as JWK;
     const es = keys.find((k) => k.alg === 'ES256') as JWK;
     rsKey = (await importJWK(rs, 'RS256')) as CryptoKey;
+    rsKeyObject = createPrivateKey({ key: rs, format: 'jwk' });
     esKey = (await importJWK(es, 'ES256')) as CryptoKey;
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = rs;
     rsPublic = pub;
@@ -131,10 +134,7 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
       JSON.stringify({ alg: 'RS256', typ: 'at+jwt', kid: 'test-rs-1', crit: ['x-ext'], 'x-ext': 1 }),
     ).toString('base64url');
     const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    const signature = createSign('RSA-SHA256')
-      .update(`${header}.${body}`)
-      .sign(KeyObject.from(rsKey))
-      .toString('base64url');
+    const signature = createSign('RSA-SHA256').update(`${header}.${body}`).sign(rsKeyObject).toString('base64url');
     await expectRefused(`${header}.${body}.${signature}`);
   });
 
