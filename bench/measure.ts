@@ -20,6 +20,8 @@ export interface Figures {
   /** Answers other than 2xx, errors and timeouts, warm-up included. */
   readonly non2xx: number;
   readonly rssMb: number;
+  /** Requests (or flows) per second of each run, in the order the runs alternated. */
+  readonly runsRps: readonly number[];
 }
 
 export const median = (xs: readonly number[]): number =>
@@ -58,6 +60,7 @@ const summary = (runs: readonly Run[], pid: number, warmFailures: number): Figur
   p99: median(runs.map((r) => r.p99)),
   non2xx: runs.reduce((a, r) => a + r.non2xx, warmFailures),
   rssMb: peakRssMb(pid),
+  runsRps: runs.map((r) => r.rps),
 });
 
 export interface HttpSide {

@@ -30,6 +30,15 @@ const ratio = (a: Figures, b: Figures) => a.rps / b.rps;
  * work shares the cores, requests per second of both sides move with it, their CPU per request least.
  */
 const ratioByCpu = (a: Figures, b: Figures) => b.cpuUs / a.cpuUs;
+/**
+ * The ratio in each run alone, ours against the counterpart run just beside it: how far a median
+ * at the line could move on this machine, so a verdict within the spread reads as a tie.
+ */
+const runRatios = (a: Figures, b: Figures) => a.runsRps.map((rps, i) => rps / (b.runsRps[i] ?? NaN));
+const spread = (a: Figures, b: Figures) => {
+  const rs = runRatios(a, b);
+  return `runs ${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)}x`;
+};
 
 export function report(scenarios: readonly Scenario[], rss: { ours: number; peer: number }): void {
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs`;
@@ -74,13 +83,14 @@ export function report(scenarios: readonly Scenario[], rss: { ours: number; peer
     if (s.target !== null)
       console.log(
         `  ${verdict(r >= s.target)} ${s.name}: ${fmt(r, 2)}x the peer, of ${s.target}x` +
-          ` (by CPU: ${fmt(ratioByCpu(s.ours, s.peer), 2)}x)`,
+          ` (${spread(s.ours, s.peer)}; by CPU: ${fmt(ratioByCpu(s.ours, s.peer), 2)}x)`,
       );
     if (s.lowerBound) {
       const f = ratio(s.ours, s.lowerBound);
       console.log(
         `  ${verdict(f >= LOWER_BOUND_TARGET)} ${s.name}: ${fmt(f, 2)}x its lower bound, of ${LOWER_BOUND_TARGET}x` +
-          ` (by CPU: ${fmt(ratioByCpu(s.ours, s.lowerBound), 2)}x; the lower bound: ${fmt(ratio(s.lowerBound, s.peer), 2)}x the peer)`,
+          ` (${spread(s.ours, s.lowerBound)}; by CPU: ${fmt(ratioByCpu(s.ours, s.lowerBound), 2)}x;` +
+          ` the lower bound: ${fmt(ratio(s.lowerBound, s.peer), 2)}x the peer)`,
       );
     }
   }
@@ -111,6 +121,7 @@ export function report(scenarios: readonly Scenario[], rss: { ours: number; peer
           target: s.target,
           ratio: ratio(s.ours, s.peer),
           ratioByCpu: ratioByCpu(s.ours, s.peer),
+          ratioOfEachRun: runRatios(s.ours, s.peer),
           ours: figures(s.ours),
           peer: figures(s.peer),
           ...(s.lowerBound
@@ -118,6 +129,7 @@ export function report(scenarios: readonly Scenario[], rss: { ours: number; peer
                 lowerBound: { ...figures(s.lowerBound), ratio: ratio(s.lowerBound, s.peer) },
                 ofLowerBound: ratio(s.ours, s.lowerBound),
                 ofLowerBoundByCpu: ratioByCpu(s.ours, s.lowerBound),
+                ofLowerBoundOfEachRun: runRatios(s.ours, s.lowerBound),
                 lowerBoundTarget: LOWER_BOUND_TARGET,
               }
             : {}),
