@@ -13,7 +13,7 @@ import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { dataSourceOptions } from '../platform/database/data-source-options';
-import { closeRedis, createRedis, type RedisClient } from '../platform/redis/redis.module';
+import { closeRedis, connectedWithin, createRedis, type RedisClient } from '../platform/redis/redis.module';
 import { SessionStore } from '../platform/session-store/session-store';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -24,7 +24,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export class CliContext {
   private dataSource: DataSource | null = null;
-  private redisClient: RedisClient | null = null;
+  private redis: { readonly client: RedisClient; readonly timeoutMs: number } | null = null;
 
   constructor(private readonly env: Env) {}
 
@@ -65,20 +65,14 @@ export class CliContext {
 
   /** The session store on Redis, once connected (commands fail rather than queue). */
   async sessions(): Promise<SessionStore> {
-    if (!this.redisClient) {
+    if (!this.redis) {
       const settings = loadRedisSettings(this.env);
       const client = createRedis(settings);
-      this.redisClient = client;
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('Redis is not reachable')), settings.dependencyTimeoutMs * 5);
-        client.once('ready', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      this.redis = { client, timeoutMs: settings.dependencyTimeoutMs };
+      if (!(await connectedWithin(client, settings.dependencyTimeoutMs * 5))) throw new Error('Redis is not reachable');
     }
     // The store MACs refresh tokens with PRIVACY_KEY, so session commands read it too.
-    return new SessionStore(this.redisClient, this.pseudonymizer());
+    return new SessionStore(this.redis.client, this.pseudonymizer());
   }
 
   async audit(): Promise<AuditTrail> {
@@ -97,6 +91,6 @@ export class CliContext {
 
   async close(): Promise<void> {
     await this.dataSource?.destroy();
-    if (this.redisClient) await closeRedis(this.redisClient, loadRedisSettings(this.env).dependencyTimeoutMs);
+    if (this.redis) await closeRedis(this.redis.client, this.redis.timeoutMs);
   }
 }

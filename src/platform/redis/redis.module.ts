@@ -108,16 +108,24 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async firstConnection(): Promise<boolean> {
-    return within(this.config.dependencyTimeoutMs * 5, async () => {
-      await whenReady(this.redis);
-      if (this.redis instanceof Cluster) await Promise.all(this.redis.nodes('master').map(whenReady));
-    });
+  private firstConnection(): Promise<boolean> {
+    return connectedWithin(this.redis, this.config.dependencyTimeoutMs * 5);
   }
 
   async onApplicationShutdown(): Promise<void> {
     await closeRedis(this.redis, this.config.dependencyTimeoutMs);
   }
+}
+
+/**
+ * Whether the client is ready within `ms`, a cluster's masters included (their connections are
+ * lazy, and without an offline queue a command for one not yet up fails).
+ */
+export function connectedWithin(client: RedisClient, ms: number): Promise<boolean> {
+  return within(ms, async () => {
+    await whenReady(client);
+    if (client instanceof Cluster) await Promise.all(client.nodes('master').map(whenReady));
+  });
 }
 
 /**

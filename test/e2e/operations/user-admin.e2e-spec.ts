@@ -11,6 +11,7 @@ import {
   startFlow,
   tokenRequest,
 } from '../../support/management-flow';
+import { freePort } from '../../support/test-app';
 import { SessionStore } from '../../../src/platform/session-store/session-store';
 
 // @redis-cluster user-sessions:DEACTIVATE
@@ -161,6 +162,18 @@ describe('user administration (contract 12)', () => {
       data: { session_id: other.session_id, by: 'admin' },
     });
     expect((await run('session', 'revoke', '--id', 'nope')).status).toBe(1);
+
+    // Redis out of reach: the command gives up within its bound, says why, and revokes nothing.
+    const { REDIS_CLUSTER_NODES: _cluster, ...single } = w.t.env;
+    const unreachable = { ...single, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, DEPENDENCY_TIMEOUT_MS: '100' };
+    const kept = w.client();
+    const keeper = await kept.createGuest();
+    const refused = await admin(unreachable, 'session', 'revoke', '--id', keeper.session_id);
+    expect({ status: refused.status, stderr: JSON.parse(refused.stderr) as unknown }).toEqual({
+      status: 1,
+      stderr: { error: 'failed', message: 'Redis is not reachable' },
+    });
+    await refresh(keeper.refresh_token as string).expect(200);
 
     const third = w.client();
     const player = await third.createGuest();
