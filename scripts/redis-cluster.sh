@@ -3,11 +3,18 @@
 # cluster run of the e2e suites. Prints the node list for REDIS_CLUSTER_NODES.
 #   scripts/redis-cluster.sh start [BASE_PORT]   -> 127.0.0.1:P,127.0.0.1:P+1,127.0.0.1:P+2
 #   scripts/redis-cluster.sh stop  [BASE_PORT]
+# With REDIS_CLUSTER_PASSWORD set, every node requires it (clients and the nodes among themselves).
 set -euo pipefail
 cmd=${1:-start}
 base=${2:-7101}
 dir=${TMPDIR:-/tmp}/svc-auth-redis-cluster-$base
 ports=("$base" "$((base + 1))" "$((base + 2))")
+auth=()
+if [ -n "${REDIS_CLUSTER_PASSWORD:-}" ]; then
+  auth=(--requirepass "$REDIS_CLUSTER_PASSWORD" --masterauth "$REDIS_CLUSTER_PASSWORD")
+  # redis-cli reads it from the environment, so it never shows in a process list.
+  export REDISCLI_AUTH="$REDIS_CLUSTER_PASSWORD"
+fi
 
 case "$cmd" in
   start)
@@ -16,7 +23,7 @@ case "$cmd" in
     for p in "${ports[@]}"; do
       mkdir -p "$dir/$p"
       redis-server --port "$p" --bind 127.0.0.1 --cluster-enabled yes --cluster-config-file "$dir/$p/nodes.conf" \
-        --cluster-node-timeout 2000 --save "" --appendonly no --dir "$dir/$p" --daemonize yes --logfile "$dir/$p/redis.log"
+        --cluster-node-timeout 2000 --save "" --appendonly no --dir "$dir/$p" --daemonize yes --logfile "$dir/$p/redis.log" "${auth[@]}"
     done
     for p in "${ports[@]}"; do
       for _ in $(seq 1 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done

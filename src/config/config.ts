@@ -339,6 +339,9 @@ function readRedis(r: Reader): RedisSettings {
   if (redisClusterNodes.some((n) => !/^[^:\s]+:\d+$/.test(n))) {
     r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
   }
+  // With a cluster, REDIS_URL lends only its credentials and TLS to every node (clusterNodeAuth).
+  if (redisClusterNodes.length > 0 && redisUrl && !/^rediss?:\/\/[^/]*\/?0?$/.test(redisUrl.split('?')[0] ?? ''))
+    r.problems.push('REDIS_URL: a Redis Cluster has only database 0; name none (or /0) with REDIS_CLUSTER_NODES');
   return {
     redisUrl,
     redisClusterNodes,
@@ -612,11 +615,21 @@ export function loadConfig(env: Env): AppConfig {
     clientCacheTtlMs: r.int('CLIENT_CACHE_TTL_MS', 5_000, 100, 5_000),
     mail: parseMail(r, nodeEnv),
     chatPlatform,
-    logLevel: r.raw('LOG_LEVEL') ?? 'info',
+    logLevel: readLogLevel(r),
   };
   // Settings shared by several parts (DEPENDENCY_TIMEOUT_MS) are read more than once.
   if (r.problems.length > 0) throw new ConfigError([...new Set(r.problems)]);
   return config;
+}
+
+/** pino's levels; pino itself refuses another with a message that does not name the variable. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readLogLevel(r: Reader): string {
+  const level = r.raw('LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    r.problems.push(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
 }
 
 /** Import check of the signing keys; separate because jose's import is async. */

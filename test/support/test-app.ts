@@ -8,6 +8,7 @@ import { createApp } from '../../src/app.setup';
 import { loadConfig, type AppConfig } from '../../src/config/config';
 import { ControlPlaneSeedService } from '../../src/directory/control-plane-seed.service';
 import { OpenApiController } from '../../src/openapi/openapi.controller';
+import { clusterNodeAuth } from '../../src/platform/redis/redis.module';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from './database';
 import { OpenApiResponses, type OpenApiDocument } from './openapi-responses';
 import { CONSOLE_CLIENT_ID, viaHost } from './service-agents';
@@ -131,9 +132,12 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
   const redis = clusterNodes
     ? new Cluster(
         clusterNodes.split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })),
-        { keyPrefix: prefix },
+        // The service's nodes take REDIS_URL's credentials; so do the test's.
+        { keyPrefix: prefix, redisOptions: clusterNodeAuth(env.REDIS_URL ?? REDIS_URL) },
       )
     : new Redis(env.REDIS_URL ?? REDIS_URL, { keyPrefix: prefix });
+  // Fault tests stop Redis or withhold its password; a failing command still rejects.
+  redis.on('error', () => undefined);
   const redisKeys = async (): Promise<string[]> => {
     const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
     const keys = (await Promise.all(servers.map((s) => s.keys(`${prefix}*`)))).flat();

@@ -113,6 +113,25 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  it('names LOG_LEVEL when it is not one of the levels pino knows, and accepts each of them', () => {
+    expect(problemsOf(env({ LOG_LEVEL: 'verbose' }))).toEqual([
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      expect(loadConfig(env({ LOG_LEVEL: level })).logLevel).toBe(level);
+  });
+
+  it('refuses a database other than 0 in REDIS_URL when REDIS_CLUSTER_NODES names a cluster', () => {
+    const cluster = { REDIS_CLUSTER_NODES: '127.0.0.1:7101,127.0.0.1:7102' };
+    expect(problemsOf(env({ ...cluster, REDIS_URL: 'redis://:pw@127.0.0.1:6379/3' }))).toEqual([
+      'REDIS_URL: a Redis Cluster has only database 0; name none (or /0) with REDIS_CLUSTER_NODES',
+    ]);
+    for (const url of ['redis://127.0.0.1:6379', 'redis://:pw@127.0.0.1:6379/', 'rediss://u:pw@redis:6380/0'])
+      expect(problemsOf(env({ ...cluster, REDIS_URL: url }))).toEqual([]);
+    // A single server may use any database.
+    expect(problemsOf(env({ REDIS_URL: 'redis://127.0.0.1:6379/3' }))).toEqual([]);
+  });
+
   it('refuses RATE_LIMITS=off and MAIL_TRANSPORT=log in production', () => {
     expect(
       problemsOf(env({ NODE_ENV: 'production', RATE_LIMITS: 'off', MAIL_TRANSPORT: 'log' }))

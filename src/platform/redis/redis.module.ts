@@ -39,7 +39,7 @@ export function createRedis(config: RedisSettings): RedisClient {
             keyPrefix: config.redisKeyPrefix,
             enableOfflineQueue: false,
             clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
-            redisOptions: { ...common, keyPrefix: undefined },
+            redisOptions: { ...common, ...clusterNodeAuth(config.redisUrl), keyPrefix: undefined },
           },
         )
       : new Redis(config.redisUrl, common);
@@ -53,6 +53,20 @@ export function createRedis(config: RedisSettings): RedisClient {
     healthy = true;
   });
   return client;
+}
+
+/**
+ * What every node connection of a cluster takes from REDIS_URL: its user and password, and TLS
+ * for `rediss://`. The cluster's nodes come from REDIS_CLUSTER_NODES, so without this a cluster
+ * that requires a password is never authenticated and a TLS one is spoken to in cleartext.
+ */
+export function clusterNodeAuth(redisUrl: string): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
+  const url = new URL(redisUrl);
+  return {
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
 }
 
 /** Resolves when `client` is ready, connecting it first when it waits to be used (a cluster's node connections are lazy). */
