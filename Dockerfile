@@ -59,7 +59,7 @@ COPY package.json ./
 USER node
 EXPOSE 3000
 # Readiness, not liveness: an instance that cannot reach PostgreSQL or Redis reports unhealthy.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD ["node", "dist/src/health/container-probe.js"]
 # Release step (docker-compose.yml's migrate service): node dist/src/cli/admin.js migrate, then
 # seed-control-plane. Secrets: node dist/src/cli/admin.js generate-secrets --env-file
 CMD ["node", "dist/src/main.js"]

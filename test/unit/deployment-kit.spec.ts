@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ADMIN_COMMANDS, runAdmin } from '../../src/cli/admin-runner';
 import { ConfigError, loadConfig } from '../../src/config/config';
+import { probeUrl } from '../../src/health/container-probe';
 
 const ROOT = join(__dirname, '../..');
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -214,8 +215,9 @@ describe('deployment kit', () => {
 
   it('the image checks readiness, carries OCI labels and runs as non-root', () => {
     const dockerfile = read('Dockerfile');
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\/readyz/m);
-    expect(dockerfile).not.toMatch(/^HEALTHCHECK .*\/healthz/m);
+    // The probe (src/health/container-probe.ts) asks /readyz where HOST and PORT say.
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/src\/health\/container-probe\.js"\]$/m);
+    expect(probeUrl({})).toMatch(/\/readyz$/);
     expect(dockerfile).toMatch(/org\.opencontainers\.image\.title="svc-auth"/);
     expect(dockerfile).toMatch(/^USER node$/m);
   });
