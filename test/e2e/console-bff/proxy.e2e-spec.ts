@@ -96,12 +96,15 @@ describe('console BFF proxy of fixed management paths (spec 4.1, contract sectio
         'Access-Control-Allow-Origin': '*',
         'Server-Timing': 'db;dur=3',
         'X-Powered-By': 'upstream',
+        // Lower case, so it replaces the API's own (the echo of the BFF's id) in the switch's answer.
+        'x-request-id': 'req-named-by-the-api',
       };
       try {
         const res = await get('/api/management/tenants/acme').expect(200);
         expect(res.headers['set-cookie']).toBeUndefined();
         expect(res.headers['www-authenticate']).toBe('Bearer realm="svc"');
         expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(res.headers['x-request-id']).toBe('req-named-by-the-api');
         for (const name of ['x-upstream-internal', 'access-control-allow-origin', 'server-timing', 'x-powered-by'])
           expect(res.headers[name]).toBeUndefined();
       } finally {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { GuestApiError } from '../../../sdk/src/guest-client';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
@@ -93,7 +94,13 @@ describe('POST /t/{tenantId}/guest', () => {
     expect(cookie).toMatch(/Max-Age=3600/);
     expect(cookie).not.toMatch(/Domain/i);
     const value = cookie.split(';')[0]?.split('=')[1] as string;
-    expect(JSON.stringify(await w.t.redis.get(`gf:{${id}}`))).not.toContain(value);
+    // The flow's record holds the cookie's SHA-256, never the cookie.
+    const record = await w.t.redis.get(`gf:{${id}}`);
+    expect(record).not.toContain(value);
+    expect(JSON.parse(record ?? 'null')).toEqual({
+      tenantId: 'acme',
+      cookieHash: createHash('sha256').update(value).digest('base64url'),
+    });
     const again = await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(403);
     expect(again.body.error).toBe('forbidden');
     const withCookie = await post(
