@@ -396,6 +396,27 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.upgrade(proof))).toBe('409 identity_in_use');
   });
 
+  // Spec 4.3 rule 6: pristine means no other identity and never a session, membership or consent.
+  it.each([
+    [
+      'owns another identity',
+      `INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject)
+       VALUES ('idn_' || md5($1), 'acme', $1, 'chat_platform', 'chat-' || md5($1))`,
+    ],
+    ['holds a membership', `INSERT INTO memberships (tenant_id, user_id, role) VALUES ('acme', $1, 'viewer')`],
+    ['gave a consent', `INSERT INTO consents (tenant_id, user_id, client_id) VALUES ('acme', $1, 'cli_game')`],
+  ])('refuses a provisional user that %s, and leaves the identity with it', async (_, fact) => {
+    const c = await guestWithIntent();
+    const address = `not-pristine-${c.userId.slice(-8).toLowerCase()}@example.com`;
+    const proof = await emailProof(w, c, address);
+    const owned = `SELECT user_id FROM identities WHERE provider = 'email' AND provider_subject = $1`;
+    const [owner] = (await w.t.pg.query<{ user_id: string }>(owned, [address])).rows;
+    expect(owner?.user_id).not.toBe(c.userId);
+    await w.t.pg.query(fact, [owner?.user_id]);
+    expect(await status(c.upgrade(proof))).toBe('409 identity_in_use');
+    expect((await w.t.pg.query(owned, [address])).rows).toEqual([{ user_id: owner?.user_id }]);
+  });
+
   it('refuses an upgrade of a token for another client than the body', async () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'client-mismatch@example.com');
