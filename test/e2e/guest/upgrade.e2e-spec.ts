@@ -417,6 +417,19 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect((await w.t.pg.query(owned, [address])).rows).toEqual([{ user_id: owner?.user_id }]);
   });
 
+  it('refuses an email proof that does not name a verified address (spec 4.3 rule 3)', async () => {
+    const c = await guestWithIntent();
+    const proof = await emailProof(w, c, 'unverified@example.com');
+    // Every email proof the service issues is verified: the record is altered to one that is not.
+    const key = `g:{${c.browserFlowId}}:prf:${proof}`;
+    const record = JSON.parse((await w.t.redis.get(key)) ?? 'null') as Record<string, unknown>;
+    expect(record).toMatchObject({ provider: 'email', emailVerified: true });
+    await w.t.redis.set(key, JSON.stringify({ ...record, emailVerified: false }), 'KEEPTTL');
+    expect(await status(c.upgrade(proof))).toBe('400 invalid_proof');
+    const kind = await w.t.pg.query(`SELECT kind FROM users WHERE id = $1`, [c.userId]);
+    expect(kind.rows).toEqual([{ kind: 'guest' }]);
+  });
+
   it('refuses an upgrade of a token for another client than the body', async () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'client-mismatch@example.com');
