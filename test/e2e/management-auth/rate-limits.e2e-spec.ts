@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { emailPost, startFlow } from '../../support/management-flow';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
@@ -55,12 +56,20 @@ describe('management sign-in rate limits', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(17);
   });
 
-  it('keys counters by HMAC pseudonyms, never by raw address or IP', async () => {
+  it('keys counters by HMAC pseudonyms under the management domain, never by raw address or IP', async () => {
     t = await startTestApp({});
-    await emailPost(t, 'start', await startFlow(t), { email: 'pseudo@studio.example' }).expect(202);
+    const flow = await startFlow(t);
+    await emailPost(t, 'start', flow, { email: 'pseudo@studio.example' }).expect(202);
     const keys = await t.redisKeys();
     const limiterKeys = keys.filter((k) => k.includes('rl:'));
     expect(limiterKeys.length).toBeGreaterThanOrEqual(3);
+    // Spec 8: the management budgets' own domain separator, so no tenant's digest of the same
+    // subject matches them.
+    const mac = (name: string, subject: string) =>
+      createHmac('sha256', t.config.privacyKeys[0] as Buffer)
+        .update(`svc:management:rate-limit:${name}\0${subject}`)
+        .digest('base64url');
+    expect(limiterKeys).toContain(`rl:mgmt-flow:{${mac('mgmt-flow', flow.flowId)}}`);
     for (const k of keys) {
       expect(k).not.toContain('pseudo@studio.example');
       expect(k).not.toMatch(/127\.0\.0\.1|::1|::ffff/);
