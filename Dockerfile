@@ -61,5 +61,6 @@ EXPOSE 3000
 # Readiness, not liveness: an instance that cannot reach PostgreSQL or Redis reports unhealthy.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD ["node", "dist/src/health/container-probe.js"]
 # Release step (docker-compose.yml's migrate service): node dist/src/cli/admin.js migrate, then
-# seed-control-plane. Secrets: node dist/src/cli/admin.js generate-secrets --env-file
+# seed-control-plane, then identity redigest (fills address digests a migration cannot make;
+# docs/operations.md). Secrets: node dist/src/cli/admin.js generate-secrets --env-file
 CMD ["node", "dist/src/main.js"]
