@@ -126,6 +126,10 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect((await p.addPlain('twitch')).status).toBe(0);
       const removed = await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'twitch');
       expect(removed).toMatchObject({ status: 0, out: { removed: { tenant: 'acme', id: 'twitch' } } });
+      const audit = await w.t.pg.query(
+        `SELECT tenant_id, subject FROM audit_events WHERE type = 'admin.provider.remove' AND subject = 'twitch'`,
+      );
+      expect(audit.rows).toEqual([{ tenant_id: 'acme', subject: 'twitch' }]);
       expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'twitch')).status).not.toBe(0);
       const left = await admin(w.t.env, 'provider', 'list', '--tenant', 'acme');
       expect(left.out.providers.map((x: { id: string }) => x.id)).toEqual(['apple', 'google']);
