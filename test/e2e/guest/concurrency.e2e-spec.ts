@@ -141,7 +141,13 @@ describe('guest upgrade under concurrency', () => {
       .set('Authorization', `Bearer ${created.access_token}`)
       .send({ client_id: 'cli_game', browser_flow_id: flowId })
       .expect(201);
-    const cookie = ([] as string[]).concat(intent.headers['set-cookie'] ?? [])[0]?.split(';')[0] as string;
+    // A linking intent that starts a flow sets its cookie as guest creation does (spec 4.3).
+    const setCookie = ([] as string[])
+      .concat(intent.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith(`__Host-svc_flow_${flowId}=`));
+    expect(setCookie).toMatch(/; Max-Age=3600; Path=\/; .*HttpOnly; Secure; SameSite=Lax$/);
+    expect(setCookie).not.toMatch(/Domain/i);
+    const cookie = setCookie?.split(';')[0] as string;
     const after = w.t.smtp.messages.length;
     await w.t
       .auth()
