@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
@@ -407,7 +408,7 @@ describe('guest upgrade by email (spec 4.3)', () => {
     ['gave a consent', `INSERT INTO consents (tenant_id, user_id, client_id) VALUES ('acme', $1, 'cli_game')`],
   ])('refuses a provisional user that %s, and leaves the identity with it', async (_, fact) => {
     const c = await guestWithIntent();
-    const address = `not-pristine-${c.userId.slice(-8).toLowerCase()}@example.com`;
+    const address = `not-pristine-${randomUUID()}@example.com`;
     const proof = await emailProof(w, c, address);
     const owned = `SELECT user_id FROM identities WHERE provider = 'email' AND provider_subject = $1`;
     const [owner] = (await w.t.pg.query<{ user_id: string }>(owned, [address])).rows;
