@@ -468,7 +468,12 @@ describe('guest upgrade by email (spec 4.3)', () => {
 describe('expired intents and proofs', () => {
   let w: GuestWorld;
   beforeAll(async () => {
-    w = await startGuestWorld({ RATE_LIMITS: 'off', PROVIDER_PROOF_TTL: '1', LINKING_INTENT_TTL: '2' });
+    w = await startGuestWorld({
+      RATE_LIMITS: 'off',
+      PROVIDER_PROOF_TTL: '1',
+      LINKING_INTENT_TTL: '2',
+      UPGRADE_PROOF_TTL: '1',
+    });
   });
   afterAll(async () => {
     await w.close();
@@ -481,6 +486,23 @@ describe('expired intents and proofs', () => {
     await new Promise((r) => setTimeout(r, 1200));
     await c.createLinkingIntent();
     expect(await status(c.upgrade(proof))).toBe('400 invalid_proof');
+  });
+
+  /**
+   * Spec 2.4 and 8, contract 1: the upgrade proof from guest creation lives UPGRADE_PROOF_TTL
+   * seconds in Redis; past it, a linking intent presenting it is refused and none is created.
+   */
+  it('refuses the upgrade proof from guest creation at the linking intent once UPGRADE_PROOF_TTL has passed', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    expect(created.upgrade_proof.expires_in).toBe(1);
+    await new Promise((r) => setTimeout(r, 1200));
+    const flowKeys = async () => (await w.t.redisKeys()).filter((k) => k.includes(c.browserFlowId));
+    const before = await flowKeys();
+    expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe(
+      '400 invalid_proof',
+    );
+    expect(await flowKeys()).toEqual(before);
   });
 
   it('refuses an expired intent', async () => {

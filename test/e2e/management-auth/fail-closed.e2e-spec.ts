@@ -1,16 +1,20 @@
 import { Client } from 'pg';
 import { PG_BASE } from '../../support/database';
+import { randomBytes } from 'node:crypto';
 import {
+  authorizeQuery,
   callbackUri,
   confirmCode,
   emailPost,
+  pkcePair,
   requestCode,
   signIn,
   startFlow,
   tokenRequest,
 } from '../../support/management-flow';
+import { PostgresOutage } from '../../support/postgres-outage';
 import { PrivateRedis } from '../../support/private-redis';
-import { startTestApp, type TestApp } from '../../support/test-app';
+import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 import { eventually } from '../../support/eventually';
 
 /** Spec 1.6: with the session authority or the database away, no token is issued: 503, then recovery. */
@@ -33,30 +37,51 @@ describe('fail closed when Redis is unavailable', () => {
     const flow = await startFlow(t);
     await redis.kill();
 
-    const started = Date.now();
-    const current = await t
-      .auth()
-      .get('/management-auth/current')
-      .set('Authorization', `Bearer ${tokens.access_token}`);
-    expect(current.status).toBe(503);
-    expect(current.body.error).toBe('temporarily_unavailable');
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Restarted whatever the assertions say: a suite whose Redis stays away cannot close.
+    try {
+      const started = Date.now();
+      const current = await t
+        .auth()
+        .get('/management-auth/current')
+        .set('Authorization', `Bearer ${tokens.access_token}`);
+      expect(current.status).toBe(503);
+      expect(current.body.error).toBe('temporarily_unavailable');
+      expect(Date.now() - started).toBeLessThan(5000);
 
-    const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
-    expect(refresh.status).toBe(503);
-    expect(refresh.body.access_token).toBeUndefined();
+      const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refresh.status).toBe(503);
+      expect(refresh.body.access_token).toBeUndefined();
 
-    const revoke = await t.auth().post('/management-auth/revoke').set('Authorization', `Bearer ${tokens.access_token}`);
-    expect(revoke.status).toBe(503);
+      const revoke = await t
+        .auth()
+        .post('/management-auth/revoke')
+        .set('Authorization', `Bearer ${tokens.access_token}`);
+      expect(revoke.status).toBe(503);
 
-    expect((await emailPost(t, 'start', flow, { email: 'redis-down@studio.example' })).status).toBe(503);
-    expect(
-      (await t.auth().get('/management-auth/authorize').query({ client_id: 'cli_console' })).status,
-    ).toBeGreaterThanOrEqual(400);
-    const ready = await t.auth().get('/readyz').expect(503);
-    expect(ready.body.checks).toEqual({ postgres: 'up', redis: 'down' });
+      // Contract section 10: the session authority is away, so the console client's call is 503, not
+      // 401 invalid_client (the BFF would drop the console session) nor 200 {revoked: false}.
+      const revokeSession = await t
+        .auth()
+        .post('/management-auth/revoke-session')
+        .set('Authorization', consoleBasic(t))
+        .send({ session_id: tokens.session_id });
+      expect(revokeSession.status).toBe(503);
+      expect(revokeSession.body.error).toBe('temporarily_unavailable');
 
-    await redis.restart();
+      expect((await emailPost(t, 'start', flow, { email: 'redis-down@studio.example' })).status).toBe(503);
+      // A complete, valid authorize request: only the missing flow store can refuse it, with no flow cookie.
+      const authorize = await t
+        .auth()
+        .get('/management-auth/authorize')
+        .query(authorizeQuery(t, pkcePair(), randomBytes(16).toString('base64url')));
+      expect(authorize.status).toBe(503);
+      expect(authorize.body.error).toBe('temporarily_unavailable');
+      expect(authorize.headers['set-cookie']).toBeUndefined();
+      const ready = await t.auth().get('/readyz').expect(503);
+      expect(ready.body.checks).toEqual({ postgres: 'up', redis: 'down' });
+    } finally {
+      await redis.restart();
+    }
     const recoveredIn = await eventually(async () => (await t.auth().get('/readyz')).status === 200, 10_000);
     expect(recoveredIn).toBeLessThan(10_000);
     // Redis kept nothing, so the old session is gone: a fresh sign-in works without a restart.
@@ -64,15 +89,23 @@ describe('fail closed when Redis is unavailable', () => {
     await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${again.access_token}`).expect(200);
   });
 
-  it('keeps sessions across a Redis stall and answers 503 while it hangs', async () => {
+  it('keeps sessions across a Redis stall and answers 503 while it hangs, revoke-session included', async () => {
     const tokens = await signIn(t, 'redis-stall@studio.example');
     redis.pause();
     try {
       const res = await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`);
       expect(res.status).toBe(503);
+      const revokeSession = await t
+        .auth()
+        .post('/management-auth/revoke-session')
+        .set('Authorization', consoleBasic(t))
+        .send({ session_id: tokens.session_id });
+      expect(revokeSession.status).toBe(503);
+      expect(revokeSession.body.error).toBe('temporarily_unavailable');
     } finally {
       redis.resume();
     }
+    // The stalled Redis kept its data, and the refused revocation is not carried out once it resumes.
     await eventually(
       async () =>
         (await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`))
@@ -130,5 +163,52 @@ describe('fail closed when PostgreSQL refuses connections', () => {
     await eventually(async () => (await t.auth().get('/readyz')).status === 200, 10_000);
     const tokens = await signIn(t, 'pg-back@studio.example');
     await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
+  });
+});
+
+/**
+ * Spec 7 and contract section 10: with PostgreSQL away and the console client's row no longer
+ * cached (CLIENT_CACHE_TTL_MS=100), correct Basic credentials cannot be checked. `revoke-session`
+ * and the refresh grant answer 503 temporarily_unavailable, never 401 invalid_client, which would
+ * make the BFF drop every console session; and nothing is revoked or rotated.
+ */
+describe('the console client while PostgreSQL is away and its row is not cached', () => {
+  let t: TestApp;
+  let outage: PostgresOutage;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMITS: 'off', CLIENT_CACHE_TTL_MS: '100' });
+    outage = await PostgresOutage.of(t.databaseName);
+  });
+  afterAll(async () => {
+    await outage.end();
+    await t.close();
+  });
+
+  it('answers 503 temporarily_unavailable, not 401 invalid_client, to revoke-session and the refresh grant', async () => {
+    const tokens = await signIn(t, 'pg-basic@studio.example');
+    await outage.cut();
+    // Past the row's cache lifetime: every Basic check now needs the database.
+    await new Promise((r) => setTimeout(r, 250));
+
+    const revokeSession = await t
+      .auth()
+      .post('/management-auth/revoke-session')
+      .set('Authorization', consoleBasic(t))
+      .send({ session_id: tokens.session_id });
+    expect(revokeSession.status).toBe(503);
+    expect(revokeSession.body.error).toBe('temporarily_unavailable');
+    expect(revokeSession.headers['www-authenticate']).toBeUndefined();
+
+    const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refresh.status).toBe(503);
+    expect(refresh.body.error).toBe('temporarily_unavailable');
+    expect(refresh.body.access_token).toBeUndefined();
+    expect(refresh.headers['www-authenticate']).toBeUndefined();
+
+    await outage.restore();
+    await eventually(async () => (await t.auth().get('/readyz')).status === 200, 10_000);
+    // Nothing changed: the session is live and its refresh token was not rotated.
+    await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
+    await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200);
   });
 });

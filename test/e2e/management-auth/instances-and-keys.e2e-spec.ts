@@ -59,8 +59,13 @@ describe('two instances sharing PostgreSQL and Redis', () => {
       code_verifier: flow.pkce.verifier,
     };
     const exchanges = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenRequest(i % 2 === 0 ? a : b, body)));
-    expect(exchanges.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
-    expect(exchanges.every((r) => r.status === 200 || r.status === 400)).toBe(true);
+    // At most one, not exactly one: a replay revokes the code's session id with a tombstone, usually
+    // before the first exchange has created it (contract section 3), so none may succeed.
+    const winners = exchanges.filter((r) => r.status === 200).length;
+    expect(winners).toBeLessThanOrEqual(1);
+    expect(exchanges.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body.error}`)).toEqual(
+      Array<string>(10 - winners).fill('400 invalid_grant'),
+    );
     // A replay through either instance is seen by both: whatever the code issued is revoked.
     for (const r of exchanges.filter((x) => x.status === 200)) {
       await a

@@ -15,10 +15,11 @@ describe('sign-in with openid-client through discovery', () => {
     await t.close();
   });
 
-  it('discovers, authorizes with PKCE, exchanges the code and refreshes', async () => {
+  it('discovers, authorizes with PKCE, exchanges the code, refreshes and revokes at the advertised revocation_endpoint', async () => {
     const issuer = await Issuer.discover(`${t.authOrigin}/t/control-plane/.well-known/openid-configuration`);
     expect(issuer.metadata).toMatchObject({
       issuer: `${t.authOrigin}/t/control-plane`,
+      revocation_endpoint: `${t.authOrigin}/management-auth/revoke`,
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic'],
       authorization_response_iss_parameter_supported: true,
@@ -80,6 +81,18 @@ describe('sign-in with openid-client through discovery', () => {
     const refreshed = await client.refresh(tokenSet.refresh_token as string);
     expect(refreshed.refresh_token).not.toBe(tokenSet.refresh_token);
     expect(refreshed.access_token).toEqual(expect.any(String));
+
+    // The advertised revocation endpoint is served: it ends the session of the bearer token.
+    const revoked = await fetch(issuer.metadata.revocation_endpoint as string, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${refreshed.access_token as string}` },
+    });
+    expect({ status: revoked.status, body: await revoked.json() }).toEqual({ status: 200, body: { revoked: true } });
+    await t
+      .auth()
+      .get('/management-auth/current')
+      .set('Authorization', `Bearer ${refreshed.access_token as string}`)
+      .expect(401);
   });
 
   it('publishes only public RS256 keys in the control-plane JWKS', async () => {
