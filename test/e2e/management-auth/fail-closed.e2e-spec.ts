@@ -17,6 +17,20 @@ import { PrivateRedis } from '../../support/private-redis';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 import { eventually } from '../../support/eventually';
 
+/**
+ * The console client's revoke-session, as `status error`. Contract section 10: with the session
+ * authority away it is 503, never 401 invalid_client (the BFF would drop the console session) nor
+ * 200 {revoked: false}.
+ */
+async function revokeSession(t: TestApp, sessionId: string): Promise<string> {
+  const res = await t
+    .auth()
+    .post('/management-auth/revoke-session')
+    .set('Authorization', consoleBasic(t))
+    .send({ session_id: sessionId });
+  return `${res.status} ${res.body.error}`;
+}
+
 /** Spec 1.6: with the session authority or the database away, no token is issued: 503, then recovery. */
 describe('fail closed when Redis is unavailable', () => {
   let redis: PrivateRedis;
@@ -58,15 +72,7 @@ describe('fail closed when Redis is unavailable', () => {
         .set('Authorization', `Bearer ${tokens.access_token}`);
       expect(revoke.status).toBe(503);
 
-      // Contract section 10: the session authority is away, so the console client's call is 503, not
-      // 401 invalid_client (the BFF would drop the console session) nor 200 {revoked: false}.
-      const revokeSession = await t
-        .auth()
-        .post('/management-auth/revoke-session')
-        .set('Authorization', consoleBasic(t))
-        .send({ session_id: tokens.session_id });
-      expect(revokeSession.status).toBe(503);
-      expect(revokeSession.body.error).toBe('temporarily_unavailable');
+      expect(await revokeSession(t, tokens.session_id)).toBe('503 temporarily_unavailable');
 
       expect((await emailPost(t, 'start', flow, { email: 'redis-down@studio.example' })).status).toBe(503);
       // A complete, valid authorize request: only the missing flow store can refuse it, with no flow cookie.
@@ -95,13 +101,7 @@ describe('fail closed when Redis is unavailable', () => {
     try {
       const res = await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`);
       expect(res.status).toBe(503);
-      const revokeSession = await t
-        .auth()
-        .post('/management-auth/revoke-session')
-        .set('Authorization', consoleBasic(t))
-        .send({ session_id: tokens.session_id });
-      expect(revokeSession.status).toBe(503);
-      expect(revokeSession.body.error).toBe('temporarily_unavailable');
+      expect(await revokeSession(t, tokens.session_id)).toBe('503 temporarily_unavailable');
     } finally {
       redis.resume();
     }
