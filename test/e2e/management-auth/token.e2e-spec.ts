@@ -145,6 +145,12 @@ describe('POST /management-auth/token', () => {
     await bearer(rotated.body.access_token).expect(401);
     await bearer(tokens.access_token).expect(401);
     await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token }).expect(400);
+    // Contract 12: the replay is on the audit trail, in the control plane, naming the session.
+    const audit = await t.pg.query(
+      `SELECT tenant_id, data->>'kind' AS kind FROM audit_events WHERE type = 'refresh.replayed' AND data->>'session_id' = $1`,
+      [tokens.session_id],
+    );
+    expect(audit.rows).toEqual([{ tenant_id: 'control-plane', kind: 'refresh_token' }]);
   });
 
   it('of 20 concurrent refreshes with one token exactly one succeeds', async () => {
