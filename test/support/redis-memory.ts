@@ -1,5 +1,4 @@
 import Redis, { Cluster } from 'ioredis';
-import { eventually } from './eventually';
 import type { TestApp } from './test-app';
 
 export interface RedisFootprint {
@@ -35,19 +34,4 @@ export async function redisFootprint(t: TestApp): Promise<RedisFootprint> {
   } finally {
     client.disconnect();
   }
-}
-
-/**
- * The footprint once writes that follow a request's answer have landed (an email code becomes
- * usable when its mail is accepted, after the 202): two readings 100 ms apart that agree.
- */
-export async function settledRedisFootprint(t: TestApp): Promise<RedisFootprint> {
-  let last = await redisFootprint(t);
-  await eventually(async () => {
-    const now = await redisFootprint(t);
-    const same = now.keys === last.keys && now.bytes === last.bytes;
-    last = now;
-    return same;
-  }, 5_000);
-  return last;
 }
