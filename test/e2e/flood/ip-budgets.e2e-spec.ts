@@ -111,8 +111,11 @@ const ENDPOINTS: readonly Endpoint[] = [
     allowed: 202,
     // Four keys per request (code, flow, address and flow budgets) and a quarter of the network's
     // three budget keys when the burst creates them: 870 to 940 bytes on one server, 930 to 1,030
-    // on a Redis Cluster, which keeps 16 bytes more per key (MEMORY USAGE, Redis 7.0).
-    maxBytesPerRequest: 1100,
+    // on a Redis Cluster, which keeps 16 bytes more per key (MEMORY USAGE, Redis 7.0). A bucket lives
+    // only until it is full again, milliseconds for a budget this suite leaves large, so whether
+    // one is still there when measured moves the figure by a key or two: 1,120 on a cluster in a
+    // fresh clone, reproducibly there.
+    maxBytesPerRequest: 1200,
     send: (t) =>
       t
         .auth()
