@@ -49,7 +49,8 @@ export interface Player {
   readonly guest: boolean;
   readonly created_at: string;
   readonly identities: readonly {
-    readonly provider: 'email' | 'chat_platform';
+    /** `email`, `chat_platform`, or the id of an OpenID Connect provider of the tenant. */
+    readonly provider: string;
     readonly provider_subject: string;
     readonly email?: string;
   }[];
@@ -201,8 +202,9 @@ export class GuestClient {
   }
 
   /**
-   * The platform's authorize URL for a page that opens it in a popup or a redirect
-   * (`POST chat/start`); the flow must be under way (after `createGuest`).
+   * For a page that opens the platform in a popup or a redirect (`POST chat/start`): a one-time
+   * bounce on the auth host, to open once, in this browser, within ten minutes; it goes on to the
+   * platform. The flow must be under way (after `createGuest`).
    */
   async chatAuthorizeUrl(): Promise<string> {
     return (await this.request<{ authorize_url: string }>('POST', 'chat/start', this.flowBody())).authorize_url;

@@ -1,6 +1,15 @@
 // The package's entry point: everything a game imports.
 export { GuestApiError, GuestClient } from './guest-client.js';
-export type { GuestClientOptions, GuestCreated, Player, Proof, TokenSet, Upgraded } from './guest-client.js';
+export type {
+  GuestClientOptions,
+  GuestCreated,
+  Linked,
+  LinkedIdentity,
+  Player,
+  Proof,
+  TokenSet,
+  Upgraded,
+} from './guest-client.js';
 export type { SessionChange, SessionChangeReason, SessionEventName, SessionListener } from './session-events.js';
 export { processLock, storageLease, webLocks } from './refresh-lock.js';
 export type { LeaseStorage, RefreshLock } from './refresh-lock.js';
