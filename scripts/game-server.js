@@ -27,6 +27,10 @@ function startGameServer(opts) {
     "script-src 'self'",
     "style-src 'self'",
     `connect-src 'self' ${opts.config.baseUrl}`,
+    "img-src 'self'",
+    "object-src 'none'",
+    // Not covered by default-src: without it any site could frame the game.
+    "frame-ancestors 'self'",
     "base-uri 'none'",
     "form-action 'self'",
   ].join('; ');

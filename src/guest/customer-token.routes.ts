@@ -59,7 +59,7 @@ export const CUSTOMER_TOKEN_ROUTES = {
       ),
       responses: {
         200: ok('token set', obj(GUEST_TOKEN_SET, tokenSetRequired([]))),
-        400: error('invalid_grant, invalid_request, unsupported_grant_type, invalid_client'),
+        400: error('invalid_grant, invalid_request, unsupported_grant_type, invalid_client, unauthorized_client'),
         ...pick(403, 404, 503),
       },
     },
