@@ -340,7 +340,7 @@ function readRedis(r: Reader): RedisSettings {
     r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
   }
   // With a cluster, REDIS_URL lends only its credentials and TLS to every node (clusterNodeAuth).
-  if (redisClusterNodes.length > 0 && redisUrl && !/^rediss?:\/\/[^/]*\/?0?$/.test(redisUrl.split('?')[0] ?? ''))
+  if (redisClusterNodes.length > 0 && URL.canParse(redisUrl) && !['', '/', '/0'].includes(new URL(redisUrl).pathname))
     r.problems.push('REDIS_URL: a Redis Cluster has only database 0; name none (or /0) with REDIS_CLUSTER_NODES');
   return {
     redisUrl,

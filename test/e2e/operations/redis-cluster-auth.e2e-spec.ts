@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-import { startTestApp, type TestApp } from '../../support/test-app';
+import { rawGuest, refreshGrant, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { startTestApp } from '../../support/test-app';
 
 const SCRIPT = join(__dirname, '../../../scripts/redis-cluster.sh');
 // Ports of this suite's own cluster, apart from the cluster pass's 7101-7103.
@@ -35,22 +35,10 @@ describe('a Redis Cluster that requires a password', () => {
     });
   });
 
-  const newGuest = (t: TestApp) =>
-    t
-      .auth()
-      .post('/t/acme/guest')
-      .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` });
-
   it('serves with the password REDIS_URL names: a guest is created, refreshed, and lives in the cluster', async () => {
-    const created = await newGuest(w.t);
-    expect(created.status).toBe(201);
-    const refreshed = await w.t.auth().post('/t/acme/token').type('form').send({
-      grant_type: 'refresh_token',
-      refresh_token: created.body.refresh_token,
-      client_id: 'cli_game',
-    });
-    expect(refreshed.status).toBe(200);
-    expect(await w.t.redisKeys()).toContain(`s:{${created.body.session_id}}`);
+    const guest = await rawGuest(w);
+    await refreshGrant(w, guest.refresh).expect(200);
+    expect(await w.t.redisKeys()).toContain(`s:{${guest.sessionId}}`);
   });
 
   it('without the password, fails closed: 503 temporarily_unavailable and no token', async () => {
@@ -59,7 +47,10 @@ describe('a Redis Cluster that requires a password', () => {
       { shareWith: w.t },
     );
     try {
-      const res = await newGuest(unauthenticated);
+      const res = await unauthenticated
+        .auth()
+        .post('/t/acme/guest')
+        .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` });
       expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({
         status: 503,
         error: 'temporarily_unavailable',
