@@ -57,8 +57,13 @@ const decodeState = objectDecoder<ProviderState>({
   ...BINDING_FIELDS,
 });
 
-/** An ID token of the native flow, spent: it proves a sign-in once. */
-const spentTokenKey = (idToken: string): string => `gpt:{${sha256(idToken)}}`;
+/**
+ * An ID token of the native flow, spent: it proves a sign-in once. Keyed on what the signature
+ * covers (header and payload as sent), never on the whole string: one signature has several
+ * spellings that verify (base64url's unused low bits in its last character, and ECDSA's high-S
+ * twin), and each would otherwise count as an unused token.
+ */
+const spentTokenKey = (idToken: string): string => `gpt:{${sha256(idToken.slice(0, idToken.lastIndexOf('.')))}}`;
 
 /**
  * Sign-in with a tenant's OpenID Connect providers (contract 14): the browser flow (authorization

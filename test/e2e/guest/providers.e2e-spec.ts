@@ -235,6 +235,31 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(await identityRows('google', 'parallel-1')).toHaveLength(1);
     });
 
+    it('an ID token proves a sign-in once however its signature is spelled', async () => {
+      // The last character of a base64url signature carries unused low bits: flipping one spells
+      // the same signature differently, and it still verifies.
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const respelled = (jwt: string): string => jwt.slice(0, -1) + alphabet[alphabet.indexOf(jwt.slice(-1)) ^ 1];
+      const token = (sub: string) =>
+        p.plain.sign({ iss: p.plain.issuer, aud: 'web-client', sub, iat: now(), exp: now() + 300 });
+      const present = (idToken: string) =>
+        w.t
+          .auth()
+          .post('/t/acme/providers/google/token')
+          .send({ client_id: 'cli_game', browser_flow_id: newFlowId(), id_token: idToken });
+
+      const first = await token('respelled-1');
+      expect((await present(respelled(first))).status).toBe(200);
+      const again = await present(first);
+      expect([again.status, again.body.error]).toEqual([400, 'invalid_grant']);
+
+      const second = await token('respelled-2');
+      expect((await present(second)).status).toBe(200);
+      const copy = await present(respelled(second));
+      expect([copy.status, copy.body.error]).toEqual([400, 'invalid_grant']);
+      expect(await identityRows('google', 'respelled-2')).toHaveLength(1);
+    });
+
     it('an issuer whose keys cannot be read: 503 temporarily_unavailable, nothing written', async () => {
       await w.t.app.get(IdentityProvidersRepository).add({
         tenantId: 'acme',
