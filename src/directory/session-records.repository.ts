@@ -5,6 +5,7 @@ import { SessionRecordEntity } from '../platform/database/entities/session-recor
 import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
+import type { SessionBinding, Slide } from '../platform/session-store/session-store';
 
 /** A refresh slides its session (slide): on every customer refresh. */
 const SLIDE = new PreparedStatement(
@@ -13,7 +14,7 @@ const SLIDE = new PreparedStatement(
       SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
                              coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
           last_used_at = clock_timestamp()
-    WHERE id = $1 AND revoked_at IS NULL AND expires_at > clock_timestamp()
+    WHERE id = $1 AND tenant_id = $4 AND client_id = $5 AND revoked_at IS NULL AND expires_at > clock_timestamp()
       AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
     RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
 );
@@ -88,18 +89,28 @@ export class SessionRecordsRepository {
   /**
    * Contract 13: a refresh extends the session to a fresh idle lifetime, capped by the absolute one
    * counted from its creation. Returns the new end (the database's clock, which the live session
-   * in Redis is then given too) and the owner; null when the row says the session has ended or
-   * was revoked.
+   * in Redis is then given too) and the owner. Only a row of the realm and client the token was
+   * presented to moves: `ended` when that row says the session is over, `unknown` when there is
+   * none (the second read happens only on that refusal, off the hot path).
    */
   async slide(
     sessionId: string,
+    binding: SessionBinding,
     lifetime: { idleSeconds: number; absoluteSeconds: number | null },
-  ): Promise<{ userId: string; expiresAtMs: number } | null> {
+  ): Promise<Slide> {
     const { rows } = affectedRows(
-      await SLIDE.run(this.records.manager, [sessionId, lifetime.idleSeconds, lifetime.absoluteSeconds]),
+      await SLIDE.run(this.records.manager, [
+        sessionId,
+        lifetime.idleSeconds,
+        lifetime.absoluteSeconds,
+        binding.tenantId,
+        binding.clientId,
+      ]),
     );
     const row = rows[0];
-    return row ? { userId: text(row, 'user_id'), expiresAtMs: count(row, 'expires_ms') } : null;
+    if (row) return { userId: text(row, 'user_id'), expiresAtMs: count(row, 'expires_ms') };
+    const known = await this.records.countBy({ id: sessionId, tenantId: binding.tenantId, clientId: binding.clientId });
+    return known === 1 ? 'ended' : 'unknown';
   }
 
   /** Whether a revocation of the session has committed here. */

@@ -69,7 +69,8 @@ export class CustomerRefreshGrant implements Grant<
         // Contract 13: two tabs, or a retry after a lost answer, keep the session.
         reuseIntervalMs: refreshReuseInterval * 1000,
         // Contract 13: every refresh gives the session a fresh idle lifetime.
-        slide: (sid) => this.records.slide(sid, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }),
+        slide: (sid, binding) =>
+          this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }),
       },
     );
     if (rotated.outcome === 'replayed')

@@ -59,10 +59,22 @@ export interface RotateOptions {
   readonly reuseIntervalMs?: number;
   /**
    * Contract 13: a sliding session's new end, asked before anything rotates (so a failure leaves
-   * the token as it was); null when the session has ended where the caller keeps it.
+   * the token as it was), for the realm and client the token is presented to.
    */
-  readonly slide?: (sessionId: string) => Promise<{ userId: string; expiresAtMs: number } | null>;
+  readonly slide?: (sessionId: string, expected: SessionBinding) => Promise<Slide>;
 }
+
+export interface SessionBinding {
+  readonly tenantId: string;
+  readonly clientId: string;
+}
+
+/**
+ * A slide's outcome: the session's new end; `ended` when the row of this realm and client says
+ * the session is over (revoked, idle or past its absolute lifetime); `unknown` when this realm and
+ * client have no such session, so nothing may follow from the token.
+ */
+export type Slide = { readonly userId: string; readonly expiresAtMs: number } | 'ended' | 'unknown';
 
 const CREATE = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -256,16 +268,16 @@ export class SessionStore {
    * caller gives them. A session an upgrade has marked is checked with `superseded`; a superseded
    * session is revoked and the token refused.
    */
-  async rotate(
-    refreshToken: string,
-    expected: { tenantId: string; clientId: string },
-    opts: RotateOptions = {},
-  ): Promise<RotateResult> {
+  async rotate(refreshToken: string, expected: SessionBinding, opts: RotateOptions = {}): Promise<RotateResult> {
     const parsed = this.tokens.parse(refreshToken);
     if (!parsed) return { outcome: 'invalid' };
+    // The formats before secrets prove nothing by themselves (one has no MAC, the other's MAC any
+    // holder of the configuration makes): Redis compares them before anything is written for them.
+    if (parsed.format !== 'secret' && !(await this.earlierFormatHolds(parsed, expected))) return { outcome: 'invalid' };
     // Before anything rotates: should the slide fail, the caller's token is still the current one.
-    const slid = opts.slide ? await opts.slide(parsed.sessionId) : undefined;
-    if (slid === null) {
+    const slid = opts.slide ? await opts.slide(parsed.sessionId, expected) : undefined;
+    if (slid === 'unknown') return { outcome: 'invalid' };
+    if (slid === 'ended') {
       // The row says the session ended or was superseded (an upgrade whose own revocation in Redis
       // failed): the live session follows it.
       await this.revoke(parsed.sessionId);
@@ -276,6 +288,19 @@ export class SessionStore {
     const touched = slid ? this.users.touch(slid.userId, parsed.sessionId, slid.expiresAtMs) : undefined;
     const [rotated] = await Promise.all([this.rotateParsed(parsed, expected, expiresAt, opts), touched]);
     return rotated;
+  }
+
+  /**
+   * Whether a token of a format before secrets still names its session as Redis keeps it (the
+   * same checks ROTATE and ROTATE_LEGACY make, read only).
+   */
+  private async earlierFormatHolds(parsed: ParsedRefreshToken, expected: SessionBinding): Promise<boolean> {
+    const [tid, cid, sh, rth, gen, revoked] = await this.redis.hmget(
+      key(parsed.sessionId),
+      ...['tid', 'cid', 'sh', 'rth', 'gen', 'revoked'],
+    );
+    if (tid !== expected.tenantId || cid !== expected.clientId || revoked) return false;
+    return parsed.format === 'digest' ? rth === parsed.secretDigest && gen === null : sh === null && rth === null;
   }
 
   private async rotateParsed(

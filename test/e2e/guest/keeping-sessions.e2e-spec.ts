@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   rawGuest as guest,
   refreshGrant as refresh,
@@ -180,10 +180,39 @@ describe('refresh tokens prove a secret of the session (contract 13)', () => {
     return `${sessionId}.${generation}.${mac}`;
   }
 
-  it('configuration plus the session id makes no token, and the attempt revokes nothing', async () => {
+  /** What a refresh may change of the session's row. */
+  const row = async (sessionId: string) =>
+    (await w.t.pg.query('SELECT expires_at, last_used_at, revoked_at FROM sessions WHERE id = $1', [sessionId]))
+      .rows[0];
+
+  it('configuration plus the session id makes no token, and the attempt moves and revokes nothing', async () => {
     const g = await guest(w);
+    const before = await row(g.sessionId);
     const minted = fromConfiguration(g.sessionId, 0);
     expect((await refresh(w, minted).expect(400)).body.error).toBe('invalid_grant');
+    expect(await row(g.sessionId)).toEqual(before);
+    await refresh(w, g.refresh).expect(200);
+  });
+
+  it('a session id with any secret in the oldest format moves and revokes nothing', async () => {
+    const g = await guest(w);
+    const before = await row(g.sessionId);
+    const forged = `${g.sessionId}.${randomBytes(32).toString('base64url')}`;
+    expect((await refresh(w, forged).expect(400)).body.error).toBe('invalid_grant');
+    expect(await row(g.sessionId)).toEqual(before);
+    await refresh(w, g.refresh).expect(200);
+  });
+
+  it('a genuine token presented to another tenant moves and revokes nothing', async () => {
+    const g = await guest(w);
+    const before = await row(g.sessionId);
+    const res = await w.t
+      .auth()
+      .post('/t/beta/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: g.refresh, client_id: 'cli_beta' });
+    expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
+    expect(await row(g.sessionId)).toEqual(before);
     await refresh(w, g.refresh).expect(200);
   });
 
