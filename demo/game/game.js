@@ -31,6 +31,15 @@ const auth = new GuestClient({
   ...(storedFlow ? { browserFlowId: storedFlow } : {}),
 });
 sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
+/**
+ * Off to a sign-in page that comes back to this tab. The flow id is stored again: the SDK moves to
+ * a fresh flow when this one was claimed by a cookie the page never received (a lost answer).
+ */
+function leaveFor(kind, url) {
+  sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
+  sessionStorage.setItem(AWAY_KEY, kind);
+  location.assign(url);
+}
 // For the browser's console and the Chromium tests: `starClicker.auth.refresh()`.
 globalThis.starClicker = { auth };
 
@@ -224,8 +233,7 @@ $('chat').addEventListener(
   run(async () => {
     await auth.createLinkingIntent();
     const authorizeUrl = await auth.chatAuthorizeUrl();
-    sessionStorage.setItem(AWAY_KEY, 'chat');
-    location.assign(authorizeUrl);
+    leaveFor('chat', authorizeUrl);
   }),
 );
 // The provider's sign-in page, through the service's bounce (the same way as the chat platform's).
@@ -234,8 +242,7 @@ $('provider').addEventListener(
   run(async () => {
     await auth.createLinkingIntent();
     const authorizeUrl = await auth.providerAuthorizeUrl(config.provider.id);
-    sessionStorage.setItem(AWAY_KEY, 'provider');
-    location.assign(authorizeUrl);
+    leaveFor('provider', authorizeUrl);
   }),
 );
 // App stores require in-app deletion, guests included; a second click confirms.

@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './r
 import { MemorySecureStorage, webStorage, type SecureStorage } from './secure-storage.js';
 import type { SessionEventName, SessionListener } from './session-events.js';
 import { SessionKeeper } from './session-keeper.js';
-import { GuestApiError, type TokenSet } from './tokens.js';
+import { GuestApiError, isTokenSet, type TokenSet } from './tokens.js';
 
 export { GuestApiError, type TokenSet } from './tokens.js';
 
@@ -114,6 +114,17 @@ export function newBrowserFlowId(): string {
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
+/**
+ * What the service answers (src/guest/browser-flows.ts) when a known flow is asked for without its
+ * cookie: the flow id is claimed by a cookie this client does not hold.
+ */
+const FOREIGN_FLOW = 'The browser flow cookie is missing or does not belong to this flow.';
+
+/** A 2xx whose body did not arrive whole (cut off after the headers) is no answer, like a dropped connection. */
+function unreadableAnswer(): GuestApiError {
+  return new GuestApiError(0, 'network_error', 'The answer arrived incomplete or unreadable.');
+}
+
 /** Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory. */
 function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
   const local = given ?? (globalThis as { localStorage?: LeaseStorage }).localStorage;
@@ -121,14 +132,16 @@ function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
 }
 
 export class GuestClient {
-  readonly browserFlowId: string;
+  private flowId: string;
+  /** The flow a call was last answered in: its cookie was this client's. */
+  private answeredFlow: string | null = null;
   /** The refresh token is in the service's HttpOnly cookie, not in this client's storage. */
   readonly cookieMode: boolean;
   private readonly keeper: SessionKeeper;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: GuestClientOptions) {
-    this.browserFlowId = opts.browserFlowId ?? newBrowserFlowId();
+    this.flowId = opts.browserFlowId ?? newBrowserFlowId();
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.cookieMode = (opts.refreshTokenIn ?? (opts.storage || opts.cookies ? 'storage' : 'cookie')) === 'cookie';
     const storage = this.cookieMode ? sharedStorage(opts.sharedStorage) : opts.storage;
@@ -140,6 +153,14 @@ export class GuestClient {
       autoRefresh: opts.autoRefresh ?? true,
       grant: (refreshToken) => this.grant(refreshToken),
     });
+  }
+
+  /**
+   * The flow's id, to keep across redirects and reloads. It changes when a call that can start a
+   * flow finds this one claimed by a cookie the client never received: keep the id read last.
+   */
+  get browserFlowId(): string {
+    return this.flowId;
   }
 
   get accessToken(): string | null {
@@ -184,11 +205,13 @@ export class GuestClient {
   }
 
   createGuest(): Promise<GuestCreated> {
-    return this.keeper.replace('created', () => this.request<GuestCreated>('POST', 'guest', this.flowBody()));
+    return this.keeper.replace('created', () =>
+      this.startingFlow(() => this.tokenRequest<GuestCreated>('POST', 'guest', this.flowBody())),
+    );
   }
 
   startEmail(email: string): Promise<{ expires_in: number }> {
-    return this.request('POST', 'email/start', { ...this.flowBody(), email });
+    return this.startingFlow(() => this.request('POST', 'email/start', { ...this.flowBody(), email }));
   }
 
   verifyEmail(email: string, code: string): Promise<Proof> {
@@ -251,11 +274,13 @@ export class GuestClient {
    * that SDK, if any. Answers a provider proof for `upgrade`, `signIn` or `linkIdentity`.
    */
   providerToken(providerId: string, idToken: string, nonce?: string): Promise<Proof> {
-    return this.request('POST', `providers/${encodeURIComponent(providerId)}/token`, {
-      ...this.flowBody(),
-      id_token: idToken,
-      ...(nonce === undefined ? {} : { nonce }),
-    });
+    return this.startingFlow(() =>
+      this.request('POST', `providers/${encodeURIComponent(providerId)}/token`, {
+        ...this.flowBody(),
+        id_token: idToken,
+        ...(nonce === undefined ? {} : { nonce }),
+      }),
+    );
   }
 
   /** Reads the provider callback's redirect to the game: a proof, or a GuestApiError with `error`. */
@@ -265,7 +290,8 @@ export class GuestClient {
 
   /** A full account's linking intent (`POST me/linking-intent`), before `linkIdentity`. */
   async createAccountLinkingIntent(): Promise<{ intent_id: string; expires_in: number }> {
-    return this.request('POST', 'me/linking-intent', this.flowBody(), await this.getAccessToken());
+    const bearer = await this.getAccessToken();
+    return this.startingFlow(() => this.request('POST', 'me/linking-intent', this.flowBody(), bearer));
   }
 
   /** Links a proven credential to the signed-in full account (`POST me/identities`); the session stays. */
@@ -291,20 +317,23 @@ export class GuestClient {
   async createLinkingIntent(
     opts: { upgradeProofId?: string } = {},
   ): Promise<{ intent_id: string; expires_in: number }> {
-    const body = { ...this.flowBody(), ...(opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {}) };
-    return this.request('POST', 'guest/linking-intent', body, await this.bearer());
+    const extra: Record<string, string> = opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {};
+    const bearer = await this.bearer();
+    return this.startingFlow(() =>
+      this.request('POST', 'guest/linking-intent', { ...this.flowBody(), ...extra }, bearer),
+    );
   }
 
   async upgrade(proofId: string): Promise<Upgraded> {
     const bearer = await this.bearer();
     return this.keeper.replace('upgraded', () =>
-      this.request<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
+      this.tokenRequest<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
     );
   }
 
   signIn(proofId: string): Promise<TokenSet & { user_id: string }> {
     return this.keeper.replace('signed_in', () =>
-      this.request<TokenSet & { user_id: string }>('POST', 'sign-in', { ...this.flowBody(), proof_id: proofId }),
+      this.tokenRequest<TokenSet & { user_id: string }>('POST', 'sign-in', { ...this.flowBody(), proof_id: proofId }),
     );
   }
 
@@ -322,7 +351,7 @@ export class GuestClient {
   /** The player's account: id, whether a guest, creation time and attached credentials. */
   async me(): Promise<Player> {
     const bearer = await this.getAccessToken();
-    return (await this.retrying(() => this.request<{ user: Player }>('GET', 'me', undefined, bearer))).user;
+    return (await this.retrying((limit) => this.request<{ user: Player }>('GET', 'me', undefined, bearer, limit))).user;
   }
 
   /**
@@ -362,10 +391,10 @@ export class GuestClient {
     };
     // A lost answer is retried with the same token: the service's reuse interval answers it with
     // the successor it already made (contract 13), so no retry burns the session.
-    return this.retrying(() => this.request<TokenSet>('POST', 'token', body));
+    return this.retrying((limit) => this.tokenRequest<TokenSet>('POST', 'token', body, undefined, limit));
   }
 
-  private retrying<T>(call: () => Promise<T>): Promise<T> {
+  private retrying<T>(call: (timeLimitMs: number) => Promise<T>): Promise<T> {
     return withRetry(call, (err) => (err instanceof GuestApiError ? err : null), this.retry);
   }
 
@@ -376,45 +405,98 @@ export class GuestClient {
   }
 
   private flowBody(): { client_id: string; browser_flow_id: string } {
-    return { client_id: this.opts.clientId, browser_flow_id: this.browserFlowId };
+    return { client_id: this.opts.clientId, browser_flow_id: this.flowId };
   }
 
-  private async request<T>(method: Method, path: string, body?: Record<string, string>, bearer?: string): Promise<T> {
+  /**
+   * Runs a call that starts its flow when the flow is new. A flow whose creating answer was lost
+   * (with its cookie) stays claimed for an hour, and nothing in it is usable without that cookie:
+   * the call moves to a fresh flow, once. A flow this client was answered in keeps its refusal
+   * (the browser dropped the cookie; a new flow would lose it too).
+   */
+  private async startingFlow<T>(call: () => Promise<T>): Promise<T> {
+    const refused = this.flowId;
+    try {
+      return await call();
+    } catch (err) {
+      const foreign = err instanceof GuestApiError && err.status === 403 && err.description === FOREIGN_FLOW;
+      if (!foreign || this.answeredFlow === refused) throw err;
+      if (this.flowId === refused) this.flowId = newBrowserFlowId();
+      return call();
+    }
+  }
+
+  /** A call answering a token set: an answer without one is no answer (contract 13: retried, never kept). */
+  private async tokenRequest<T extends TokenSet>(
+    method: Method,
+    path: string,
+    body?: Record<string, string>,
+    bearer?: string,
+    timeLimitMs?: number,
+  ): Promise<T> {
+    const answer = await this.request<T>(method, path, body, bearer, timeLimitMs);
+    if (!isTokenSet(answer)) throw unreadableAnswer();
+    return answer;
+  }
+
+  private async request<T>(
+    method: Method,
+    path: string,
+    body?: Record<string, string>,
+    bearer?: string,
+    timeLimitMs = this.retry.timeoutMs,
+  ): Promise<T> {
     const headers: Record<string, string> = {};
     if (body) headers['Content-Type'] = 'application/json';
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     const jar = this.opts.cookies;
     const cookie = jar?.header();
     if (cookie !== undefined) headers.Cookie = cookie;
-    const res = await this.fetchOnce(`${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`, {
-      method,
-      headers,
-      ...(body ? { body: JSON.stringify(body) } : {}),
-      // A browser sends and keeps the flow cookie itself; with a jar, this client does.
-      credentials: jar ? 'omit' : 'include',
-    });
-    if (jar) jar.store(res.headers.getSetCookie?.() ?? []);
-    const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    const { res, json } = await this.exchange(
+      `${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`,
+      {
+        method,
+        headers,
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        // A browser sends and keeps the flow cookie itself; with a jar, this client does.
+        credentials: jar ? 'omit' : 'include',
+      },
+      timeLimitMs,
+    );
     if (!res.ok) {
       const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
       throw new GuestApiError(
         res.status,
-        text(json.error, 'unknown'),
-        text(json.error_description, ''),
+        text(json?.error, 'unknown'),
+        text(json?.error_description, ''),
         parseRetryAfter(res.headers.get('Retry-After')),
       );
     }
+    if (json === undefined) throw unreadableAnswer();
+    if (body?.browser_flow_id !== undefined) this.answeredFlow = body.browser_flow_id;
     return json as T;
   }
 
-  /** One fetch with the policy's time limit; no answer in time is a network failure (status 0). */
-  private async fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  /**
+   * One fetch and its body within the time limit; no answer in time is a network failure (status
+   * 0). The body is undefined when it did not arrive whole or is no JSON object.
+   */
+  private async exchange(
+    url: string,
+    init: RequestInit,
+    timeLimitMs: number,
+  ): Promise<{ res: Response; json: Record<string, unknown> | undefined }> {
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.retry.timeoutMs);
+    const timer = setTimeout(() => abort.abort(), timeLimitMs);
     try {
-      return await (this.opts.fetch ?? globalThis.fetch)(url, { ...init, signal: abort.signal });
-    } catch (err) {
-      throw new GuestApiError(0, 'network_error', err instanceof Error ? err.message : String(err));
+      const res = await (this.opts.fetch ?? globalThis.fetch)(url, { ...init, signal: abort.signal }).catch(
+        (err: unknown) => {
+          throw new GuestApiError(0, 'network_error', err instanceof Error ? err.message : String(err));
+        },
+      );
+      this.opts.cookies?.store(res.headers.getSetCookie?.() ?? []);
+      const json: unknown = await res.json().catch(() => undefined);
+      return { res, json: typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : undefined };
     } finally {
       clearTimeout(timer);
     }

@@ -10,9 +10,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   /**
-   * No retry starts later than this after the first try. A lost answer to a refresh may hide a
-   * rotation the service made; presenting the same token again is safe only within its reuse
-   * interval (30 s by default), so retries stay inside it.
+   * Every try, its answer's body included, is over by this long after the first one started: a
+   * try that would run past it is cut short, and none starts with less than a second left. A lost
+   * answer to a refresh may hide a rotation the service made; presenting the same token again is
+   * safe only within its reuse interval (30 s by default), so retries stay inside it.
    */
   readonly deadlineMs: number;
   /** One try that has not answered by then counts as a network failure. */
@@ -23,6 +24,9 @@ export const DEFAULT_RETRY: RetryPolicy = {
   attempts: 6,
   baseDelayMs: 300,
   maxDelayMs: 8_000,
+  // 5 s short of the reuse interval, which runs from the rotation (no sooner than the first try):
+  // a try abandoned at the deadline left before it, but may still reach the service and be checked
+  // a few seconds later (a slow uplink, a proxy's queue, a busy service).
   deadlineMs: 25_000,
   timeoutMs: 10_000,
 };
@@ -68,25 +72,32 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A try with less time than this to answer would mostly time out and hide the failure before it. */
+const SHORTEST_TRY_MS = 1_000;
+
 /**
  * Runs `task` until it succeeds, fails with something other than a transient failure, runs out of
- * tries, or the next wait would pass the deadline; the last failure is thrown as it came.
+ * tries, or the deadline leaves no time for another; the last failure is thrown as it came.
+ * `task` is given the time its try may take, so that no try is still running at the deadline.
  */
 export async function withRetry<T>(
-  task: () => Promise<T>,
+  task: (timeLimitMs: number) => Promise<T>,
   asFailure: (err: unknown) => Failure | null,
   policy: RetryPolicy,
 ): Promise<T> {
-  const started = Date.now();
+  const deadline = Date.now() + policy.deadlineMs;
+  const left = () => deadline - Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await task();
+      return await task(Math.min(policy.timeoutMs, left()));
     } catch (err) {
       const failure = asFailure(err);
       if (failure === null || !isTransient(failure) || attempt + 1 >= policy.attempts) throw err;
       const wait = backoffDelay(failure, attempt, policy);
-      if (Date.now() + wait - started > policy.deadlineMs) throw err;
+      if (left() - wait < SHORTEST_TRY_MS) throw err;
       await sleep(wait);
+      // Timers of a page in the background may fire late.
+      if (left() < SHORTEST_TRY_MS) throw err;
     }
   }
 }

@@ -9,6 +9,17 @@ export interface TokenSet {
   readonly session_id: string;
 }
 
+/** Whether an answer is a token set: what keeping a session reads of it is there. */
+export function isTokenSet(answer: unknown): answer is TokenSet {
+  const t = answer as Partial<Record<keyof TokenSet, unknown>> | null;
+  return (
+    typeof t?.access_token === 'string' &&
+    typeof t.session_id === 'string' &&
+    typeof t.expires_in === 'number' &&
+    (t.refresh_token === undefined || typeof t.refresh_token === 'string')
+  );
+}
+
 /**
  * A refusal by the service (`status` and `code` from its `{error, error_description}` body), or,
  * with status 0, a failure before any answer: `network_error` (no answer, or none in time),

@@ -69,6 +69,17 @@ class FakeService {
   }
 }
 
+/** A 200 whose body stops after its first bytes: a mobile network dropped it after the headers. */
+function cutOff(): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"access_tok'));
+      controller.error(new TypeError('network connection lost'));
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
 function client(service: FakeService, opts: Partial<GuestClientOptions> = {}): GuestClient {
   return new GuestClient({
     baseUrl: 'https://auth.example',
@@ -248,6 +259,61 @@ describe('the SDK retries transient failures and keeps the token', () => {
     expect((await result).refresh_token).toBe(next.refresh_token);
   });
 
+  it('retries at once, with the same token, a refresh whose 200 is cut off or carries no token set', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const next = tokens();
+    const { c, service, storage, first } = await guestThen([cutOff(), json(200, {}), json(200, next)]);
+    const events = record(c);
+    const result = c.refresh();
+    // The usual backoff (150 ms, then 300 ms), well inside the reuse interval.
+    await jest.advanceTimersByTimeAsync(450);
+    expect((await result).refresh_token).toBe(next.refresh_token);
+    expect(service.presented()).toEqual([first.refresh_token, first.refresh_token, first.refresh_token]);
+    expect(await storage.get(KEY)).toBe(next.refresh_token);
+    expect(c.sessionId).toBe('ses_1');
+    expect(events.seen).toEqual([]);
+  });
+
+  it('reports a guest creation whose 201 is cut off as network_error, keeping nothing', async () => {
+    const service = new FakeService(() => cutOff());
+    const storage = new MemorySecureStorage();
+    const c = client(service, { storage });
+    const events = record(c);
+    await expect(c.createGuest()).rejects.toMatchObject({ status: 0, code: 'network_error' });
+    expect(c.sessionId).toBeNull();
+    expect(await storage.get(KEY)).toBeNull();
+    expect(events.seen).toEqual([]);
+  });
+
+  it('has every try of a refresh over by the retry deadline, inside the reuse interval', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(1);
+    const started = Date.now();
+    const tries: { start: number; end: number }[] = [];
+    // The service rotated on the first try and the answer was lost; every later try hangs until
+    // the client gives up on it.
+    const flaky = (async (_url: string, init?: RequestInit) => {
+      const t = { start: Date.now() - started, end: Date.now() - started };
+      tries.push(t);
+      if (tries.length === 1) throw new TypeError('connection reset');
+      return new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener('abort', () => {
+          t.end = Date.now() - started;
+          reject(new Error('aborted'));
+        }),
+      );
+    }) as typeof fetch;
+    const storage = new MemorySecureStorage();
+    await storage.set(KEY, 'rt_lost');
+    const c = client(new FakeService(() => 'network'), { storage, fetch: flaky });
+    const outcome = c.refresh().catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(await outcome).toMatchObject({ status: 0, code: 'network_error' });
+    expect(tries.length).toBeGreaterThan(2);
+    expect(Math.max(...tries.map((t) => t.end))).toBeLessThanOrEqual(DEFAULT_RETRY.deadlineMs);
+    expect(DEFAULT_RETRY.deadlineMs).toBeLessThan(30_000);
+    expect(await storage.get(KEY)).toBe('rt_lost');
+  });
+
   it('keeps the stored token and the session when every try answers 503', async () => {
     const unavailable = () => json(503, { error: 'temporarily_unavailable' }, { 'Retry-After': '1' });
     const { c, service, storage, first } = await guestThen([
@@ -358,6 +424,52 @@ describe('the SDK ends a session only on a definite invalid_grant', () => {
       previous: { userId: 'usr_1', sessionId: 'ses_1', guest: true },
     });
     await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+  });
+});
+
+describe('the SDK starts a fresh browser flow only when its own was claimed by a cookie it never got', () => {
+  const foreignFlow = () =>
+    json(403, {
+      error: 'forbidden',
+      error_description: 'The browser flow cookie is missing or does not belong to this flow.',
+    });
+  const flows = (service: FakeService) => service.calls.map((call) => call.body.browser_flow_id);
+
+  it('creates the guest in a fresh flow when the answer that claimed the kept one was lost', async () => {
+    const service = new FakeService((call) =>
+      call.body.browser_flow_id === 'flw_lost' ? foreignFlow() : json(201, { ...tokens(), user_id: 'usr_1' }),
+    );
+    const c = client(service, { browserFlowId: 'flw_lost' });
+    const created = await c.createGuest();
+    expect(created.user_id).toBe('usr_1');
+    expect(c.browserFlowId).toMatch(/^flw_[A-Za-z0-9_-]{24}$/);
+    expect(flows(service)).toEqual(['flw_lost', c.browserFlowId]);
+  });
+
+  it('keeps any other 403, and a refusal in a flow it was answered in', async () => {
+    const other = new FakeService(() =>
+      json(403, { error: 'forbidden', error_description: 'The Origin is not a web origin of this client.' }),
+    );
+    const c1 = client(other, { browserFlowId: 'flw_1' });
+    await expect(c1.createGuest()).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    expect(flows(other)).toEqual(['flw_1']);
+
+    // The browser dropped the cookie it was given: a new flow would lose its cookie too.
+    const dropped = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...tokens(), user_id: 'usr_1' }) : foreignFlow(),
+    );
+    const c2 = client(dropped, { browserFlowId: 'flw_2' });
+    await c2.createGuest();
+    await expect(c2.createLinkingIntent()).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    expect(c2.browserFlowId).toBe('flw_2');
+    expect(flows(dropped)).toEqual(['flw_2', 'flw_2']);
+  });
+
+  it('tries the fresh flow once', async () => {
+    const service = new FakeService(() => foreignFlow());
+    const c = client(service, { browserFlowId: 'flw_1' });
+    await expect(c.startEmail('a@example.com')).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    expect(flows(service)).toEqual(['flw_1', c.browserFlowId]);
   });
 });
 

@@ -230,9 +230,17 @@ describe('guest upgrade by email (spec 4.3)', () => {
 
   it('refuses a proof of another tenant (cross-tenant)', async () => {
     const c = await guestWithIntent();
-    // A flow belongs to its tenant: the same flow id cannot even start a proof at another tenant.
-    const sameFlowAtBeta = w.client({ tenantId: 'beta', clientId: 'cli_beta', browserFlowId: c.browserFlowId });
-    expect(await status(sameFlowAtBeta.startEmail('cross-tenant@example.com'))).toBe('403 forbidden');
+    // A flow belongs to its tenant: the same flow id, even with its cookie, cannot start a proof at
+    // another tenant. (The SDK, refused there, would move to a fresh flow of its own.)
+    const sameFlowAtBeta = await w.t
+      .auth()
+      .post('/t/beta/email/start')
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_beta', browser_flow_id: c.browserFlowId, email: 'cross-tenant@example.com' });
+    expect({ status: sameFlowAtBeta.status, error: sameFlowAtBeta.body.error }).toEqual({
+      status: 403,
+      error: 'forbidden',
+    });
     // A proof from a flow of the other tenant is refused at this tenant's upgrade.
     const beta = w.client({ tenantId: 'beta', clientId: 'cli_beta' });
     const proof = await emailProof(w, beta, 'cross-tenant@example.com');
