@@ -20,7 +20,9 @@ import { UserSessionIndex } from './user-sessions';
  * revokes the whole session (spec 2.2), with one exception for customer sessions (contract 13):
  * the token rotated last, presented again within the reuse interval (`rat` is when it was
  * rotated) while its successor is unused (`gen` is still one ahead of it), answers that same
- * successor. Two tabs, or a retry after a lost answer, then keep the session.
+ * successor. Two tabs, or a retry after a lost answer, then keep the session. A genuine token one
+ * generation ahead of `gen` can only come from a rotation Redis lost (a restart, a failover): it
+ * is taken as current, so losing a second of writes signs nobody out.
  *
  * Customer sessions slide: a rotation moves the key's expiry to the end the caller computed (the
  * session row's new `expires_at`), so PostgreSQL and Redis agree on when a session ends.
@@ -101,6 +103,9 @@ elseif s[10] ~= ARGV[5] then return {'invalid'} end
 local gen = tonumber(s[1])
 local presented = tonumber(ARGV[1])
 local now = tonumber(ARGV[6])
+-- A token one generation ahead was issued by a rotation Redis then lost (a restart within its
+-- fsync interval, a failover to a replica behind): its MAC and secret prove it, so it is current.
+if presented == gen + 1 and ARGV[5] ~= '' then gen = presented end
 local reuse = presented == gen - 1 and ARGV[5] ~= '' and s[11] and tonumber(ARGV[7]) > 0 and now - tonumber(s[11]) <= tonumber(ARGV[7])
 if presented == gen or reuse then
   if tonumber(s[8] or '0') > 0 and ARGV[4] ~= '1' then return {'marked'} end

@@ -60,6 +60,20 @@ describe('idempotent rotation (contract 13)', () => {
     expect(retry.body.refresh_token).toBe(lost.body.refresh_token);
   });
 
+  it('a rotation Redis lost (a restart, a failover) leaves the token it answered current', async () => {
+    const g = await guest(w);
+    const answered = (await refresh(w, g.refresh).expect(200)).body.refresh_token;
+    // Redis comes back without that rotation: the session as it was before it.
+    await w.t.redis.hset(`s:{${g.sessionId}}`, 'gen', '0');
+    await w.t.redis.hdel(`s:{${g.sessionId}}`, 'rat');
+    const next = await refresh(w, answered).expect(200);
+    expect(next.body.session_id).toBe(g.sessionId);
+    expect(await w.t.redis.hget(`s:{${g.sessionId}}`, 'gen')).toBe('2');
+    // Two generations back is still a replay.
+    expect((await refresh(w, g.refresh).expect(400)).body.error).toBe('invalid_grant');
+    expect(await w.t.redis.exists(`s:{${g.sessionId}}`)).toBe(0);
+  });
+
   it('once the successor was used, the token before it is a replay and revokes the session', async () => {
     const g = await guest(w);
     const next = await refresh(w, g.refresh).expect(200);
