@@ -324,11 +324,30 @@ export class GuestClient {
     );
   }
 
+  /**
+   * Attaches a proven credential. The upgrade replaces the guest's session, so should its answer be
+   * lost (no answer, a cut-off body, a 503 after the service committed) the client refreshes: the
+   * service answers the guest's token with the replacement session within its reuse interval
+   * (contract 13), and the upgrade resolves as if its answer had arrived.
+   */
   async upgrade(proofId: string): Promise<Upgraded> {
     const bearer = await this.bearer();
-    return this.keeper.replace('upgraded', () =>
-      this.tokenRequest<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
-    );
+    const before = this.sessionId;
+    try {
+      return await this.keeper.replace('upgraded', () =>
+        this.tokenRequest<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
+      );
+    } catch (err) {
+      if (!(err instanceof GuestApiError) || (err.status !== 0 && err.status !== 503)) throw err;
+      const renewed = await this.refresh().catch(() => null);
+      if (renewed === null || renewed.session_id === before) throw err;
+      const player = await this.me();
+      // A guest holds no credential, so the one its upgrade attached is the account's only one.
+      const [attached] = player.identities;
+      if (player.guest || attached === undefined) throw err;
+      const { provider, provider_subject, email } = attached;
+      return { ...renewed, user_id: player.id, linked_identity: { provider, provider_subject, email: email ?? null } };
+    }
   }
 
   signIn(proofId: string): Promise<TokenSet & { user_id: string }> {

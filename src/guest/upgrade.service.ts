@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
@@ -38,6 +39,7 @@ export class UpgradeService {
   private readonly logger = new Logger('GuestUpgrade');
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly intentAndProof: IntentAndProof,
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
@@ -67,10 +69,18 @@ export class UpgradeService {
     // rule 4: the old session's row is already revoked and it carries the upgrade mark, so should
     // Redis fail here the refresh grant still refuses it (it asks PostgreSQL); the answer is 503,
     // the replacement's tokens are never seen, and the player signs in to the upgraded account.
+    // Should this answer be lost instead, the old session's refresh token, presented within the
+    // reuse interval, is answered with the replacement (contract 13; SessionStore.successor).
     const [, tokens] = await Promise.all([
-      this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
-        throw new DependencyUnavailableError('redis', err);
-      }),
+      this.sessions
+        .supersede(
+          guest.sessionId,
+          attached.replacementSessionId,
+          this.config.customerSessions.refreshReuseInterval * 1000,
+        )
+        .catch((err: unknown) => {
+          throw new DependencyUnavailableError('redis', err);
+        }),
       this.customerSessions.activate(attached.client, guest.userId, attached.replacementSessionId, 'upgrade'),
     ]);
     this.logger.log({ tenant: ctx.tenantId, provider: attached.linkedIdentity.provider }, 'guest upgraded');

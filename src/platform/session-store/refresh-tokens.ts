@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { Pseudonymizer, safeEqual, sha256 } from '../crypto/digests';
 import { newSecret } from '../crypto/ids';
 
@@ -26,6 +27,7 @@ export type ParsedRefreshToken =
 
 const SECRET_DOMAIN = 'svc:refresh-token:secret';
 const GENERATION_DOMAIN = 'svc:refresh-token';
+const SUCCESSOR_DOMAIN = 'svc:refresh-token:successor';
 
 const SECRET_FORMAT = /^(ses_[A-Za-z0-9_-]{16,64})\.(0|[1-9]\d{0,8})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
 const GENERATION_FORMAT = /^(ses_[A-Za-z0-9_-]{16,64})\.(0|[1-9]\d{0,8})\.([A-Za-z0-9_-]{43})$/;
@@ -38,6 +40,18 @@ export class RefreshTokens {
   newSecret(): { secret: string; digest: string } {
     const secret = newSecret();
     return { secret, digest: sha256(secret) };
+  }
+
+  /**
+   * The secret an upgrade's replacement session takes when the upgrade's answer was lost and the
+   * replaced session's token comes back instead (session-store.ts, `successor`): derived from that
+   * token's secret, so every retry gets the same token and only the holder of the secret can ask.
+   */
+  successorSecret(secret: string, successorId: string): { secret: string; digest: string } {
+    const derived = Buffer.from(hkdfSync('sha256', secret, '', `${SUCCESSOR_DOMAIN}:${successorId}`, 32)).toString(
+      'base64url',
+    );
+    return { secret: derived, digest: sha256(derived) };
   }
 
   make(sessionId: string, generation: number, secret: string): string {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pseudonymizer } from '../crypto/digests';
+import { Pseudonymizer, safeEqual } from '../crypto/digests';
 import { newId } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { stringsReply } from '../redis/decode';
@@ -144,6 +144,28 @@ if ARGV[1] == '1' then
 end
 return existed`);
 
+// An upgrade's replaced session leaves Redis (spec 4.3 rule 4), and for the reuse interval a note
+// in its slot says which session replaced it and what its last token proves (its secret's digest
+// and generation): should the upgrade's answer be lost, that token then gets the replacement's.
+// ARGV: 1 the replacement's id, 2 now (ms), 3 the reuse interval (ms; 0 leaves no note).
+const SUPERSEDE = new RedisScript(`
+local s = redis.call('HMGET', KEYS[1], 'sh', 'gen', 'tid', 'cid')
+redis.call('DEL', KEYS[1])
+if s[1] and tonumber(ARGV[3]) > 0 then
+  redis.call('HSET', KEYS[2], 'by', ARGV[1], 'sh', s[1], 'gen', s[2], 'tid', s[3], 'cid', s[4], 'at', ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+return 1`);
+
+// The replacement answers the replaced session's token while its own first token is unused
+// (generation 0): it takes the secret derived from that token's, the same for every retry.
+// ARGV: 1 the new secret's digest, 2 tid, 3 cid.
+const TAKE_OVER = new RedisScript(`
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'guest')
+if not s[1] or s[7] or s[1] ~= '0' or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
+redis.call('HSET', KEYS[1], 'sh', ARGV[1])
+return {'ok', s[2], s[3], s[4], s[5], s[6], '0', s[8] or ''}`);
+
 // RFC 7009 revocation by refresh token: any genuine token of the session's chain (current or
 // rotated) proves possession; the realm, client and secret must match.
 const REVOKE_BY_REFRESH = new RedisScript(`
@@ -283,6 +305,8 @@ export class SessionStore {
     const slid = opts.slide ? await opts.slide(parsed.sessionId, expected) : undefined;
     if (slid === 'unknown') return { outcome: 'invalid' };
     if (slid === 'ended') {
+      const successor = parsed.format === 'secret' ? await this.successor(parsed, expected, opts) : null;
+      if (successor) return successor;
       // The row says the session ended or was superseded (an upgrade whose own revocation in Redis
       // failed): the live session follows it.
       await this.revoke(parsed.sessionId);
@@ -363,6 +387,42 @@ export class SessionStore {
       : { outcome: 'invalid' };
   }
 
+  /**
+   * Contract 13 for an upgrade whose answer was lost: the replaced session's last token, within
+   * the reuse interval of the upgrade and while the replacement's first token is unused, answers
+   * the replacement session with a token of the secret derived from its own. Null otherwise.
+   */
+  private async successor(
+    parsed: Extract<ParsedRefreshToken, { format: 'secret' }>,
+    expected: SessionBinding,
+    opts: RotateOptions,
+  ): Promise<RotateResult | null> {
+    const interval = opts.reuseIntervalMs ?? 0;
+    if (interval <= 0) return null;
+    const [by, sh, gen, tid, cid, at] = await this.redis.hmget(
+      supersededKey(parsed.sessionId),
+      ...['by', 'sh', 'gen', 'tid', 'cid', 'at'],
+    );
+    if (!by || !sh || tid !== expected.tenantId || cid !== expected.clientId) return null;
+    if (Number(gen) !== parsed.generation || Date.now() - Number(at) > interval) return null;
+    if (!safeEqual(sh, parsed.secretDigest)) return null;
+    const { secret, digest } = this.tokens.successorSecret(parsed.secret, by);
+    const reply = stringsReply(await TAKE_OVER.run(this.redis, [key(by)], [digest, tid, cid]));
+    return this.rotated(by, reply, secret);
+  }
+
+  /**
+   * An upgrade's replaced session leaves Redis, noting its replacement for the reuse interval
+   * (`successor`); an interval of 0 leaves no note.
+   */
+  async supersede(sessionId: string, replacementId: string, reuseIntervalMs: number): Promise<void> {
+    await SUPERSEDE.run(
+      this.redis,
+      [key(sessionId), supersededKey(sessionId)],
+      [replacementId, Date.now(), reuseIntervalMs],
+    );
+  }
+
   /** The rotated session from a rotation script's `ok` reply; null for any other reply. */
   private rotated(sessionId: string, reply: string[], secret: string): RotateResult | null {
     const [status, tid, uid, cid, scope, email, gen, guest] = reply;
@@ -415,3 +475,4 @@ export class SessionStore {
 }
 
 const key = (sid: string): string => `s:{${sid}}`;
+const supersededKey = (sid: string): string => `s:{${sid}}:sup`;

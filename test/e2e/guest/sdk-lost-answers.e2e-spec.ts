@@ -84,4 +84,31 @@ describe('the SDK after an answer lost on the way back', () => {
     const upgraded = await c.upgrade(await emailProof(w, c, `lost-answer-${Date.now()}@example.com`));
     expect(upgraded.user_id).toBe(created.user_id);
   });
+
+  it('resolves an upgrade whose answer was lost with the replacement session the service made', async () => {
+    let drop = false;
+    const flaky = (async (url: string, init: RequestInit) => {
+      const res = await fetch(url, init);
+      if (!drop || !url.endsWith('/guest/upgrade')) return res;
+      drop = false;
+      throw new TypeError('network connection lost');
+    }) as typeof fetch;
+    const storage = new MemorySecureStorage();
+    const c = nativeClient(w, storage, flaky);
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const proof = await emailProof(w, c, 'lost-upgrade@example.com');
+    drop = true;
+    const upgraded = await c.upgrade(proof);
+    expect(upgraded).toMatchObject({
+      user_id: created.user_id,
+      linked_identity: { provider: 'email', provider_subject: 'lost-upgrade@example.com' },
+    });
+    expect(upgraded.session_id).not.toBe(created.session_id);
+    expect(c.sessionId).toBe(upgraded.session_id);
+    expect(await storage.get(REFRESH_KEY)).toBe(upgraded.refresh_token);
+    expect((await c.me()).guest).toBe(false);
+    await c.refresh();
+    expect(c.sessionId).toBe(upgraded.session_id);
+  });
 });

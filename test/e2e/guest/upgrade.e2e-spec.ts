@@ -50,18 +50,22 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(decodeJwt(upgraded.access_token).sub).toBe(created.user_id);
     expect(upgraded.refresh_token).toEqual(expect.any(String));
     expect(upgraded.id_token).toEqual(expect.any(String));
-    // The previous session is revoked: its token and refresh token no longer work.
+    // The previous session is revoked: its access token no longer works, and its refresh token
+    // never renews it (within the reuse interval it answers the replacement, in case this answer
+    // was lost: upgrade-lost-answer.e2e-spec.ts).
     const old = await w.t
       .auth()
       .post('/t/acme/guest/linking-intent')
       .set('Authorization', `Bearer ${oldToken}`)
       .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId });
     expect(old.status).toBe(401);
-    await w.t
+    const renewed = await w.t
       .auth()
       .post('/t/acme/token')
       .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' })
-      .expect(400);
+      .expect(200);
+    expect(renewed.body.session_id).toBe(upgraded.session_id);
+    expect(await w.t.redis.exists(`s:{${created.session_id}}`)).toBe(0);
 
     const identity = await w.t.pg.query(
       `SELECT user_id FROM identities WHERE tenant_id = 'acme' AND provider_subject = 'player.one@example.com'`,
