@@ -19,15 +19,23 @@ export function checkRedirectUri(value: string, production: boolean): CheckedUrl
   if (value.includes('#')) return { problem: 'must not have a fragment (#…)' };
   if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value))
     return { problem: 'must not carry userinfo (user:password@)' };
+  if (url.hostname.includes('*')) return { problem: WILDCARD };
   if (production && isCleartextOverNetwork(url)) return { problem: HTTPS_IN_PRODUCTION };
   return { url: url.toString() };
 }
+
+/**
+ * `URL` takes `*` as a host character, but browsers never send such an Origin and a redirect to it
+ * goes nowhere: a wildcard would look like it grants something while it grants nothing.
+ */
+const WILDCARD = 'must name its host exactly: no wildcard (*); register each host';
 
 /**
  * A web origin as a client registers it (contract section 11): canonical, and in production not
  * cleartext beyond loopback, since CORS grants it credentialed calls (issue 22, point 6).
  */
 export function checkWebOrigin(value: string, production: boolean): CheckedUrl {
+  if (value.includes('*')) return { problem: WILDCARD };
   const origin = canonicalWebOrigin(value);
   if (origin === null) return { problem: 'is not an http(s) origin (scheme://host[:port])' };
   if (production && isCleartextOverNetwork(new URL(origin))) return { problem: HTTPS_IN_PRODUCTION };

@@ -1,4 +1,5 @@
-import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../http/optional-field';
 import { CLIENT_ID_PATTERN, FLOW_ID_PATTERN, PROOF_ID_PATTERN } from '../directory/identifiers';
 
 /** `{client_id, browser_flow_id}`: every guest-facing body starts with these (contract 6). */
@@ -10,7 +11,7 @@ export class FlowBoundDto {
 }
 
 export class LinkingIntentDto extends FlowBoundDto {
-  @IsOptional() @IsString() @Matches(PROOF_ID_PATTERN) upgrade_proof_id?: string;
+  @OptionalField() @IsString() @Matches(PROOF_ID_PATTERN) upgrade_proof_id?: string;
 }
 
 export class ProofDto extends FlowBoundDto {
@@ -34,22 +35,22 @@ export class ChatStartQueryDto extends FlowBoundDto {}
  * and never reflected.
  */
 export class ChatCallbackQueryDto {
-  @IsOptional() @IsString() @MaxLength(512) code?: string;
+  @OptionalField() @IsString() @MaxLength(512) code?: string;
   @IsString() @MaxLength(128) state!: string;
-  @IsOptional() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
-  @IsOptional() @IsString() @MaxLength(512) error_description?: string;
-  @IsOptional() @IsString() @MaxLength(2048) error_uri?: string;
-  @IsOptional() @IsString() @MaxLength(2048) iss?: string;
+  @OptionalField() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
+  @OptionalField() @IsString() @MaxLength(512) error_description?: string;
+  @OptionalField() @IsString() @MaxLength(2048) error_uri?: string;
+  @OptionalField() @IsString() @MaxLength(2048) iss?: string;
 }
 
 export class CustomerTokenDto {
-  @IsOptional() @IsString() @MaxLength(64) grant_type?: string;
-  @IsOptional() @IsString() @MaxLength(512) refresh_token?: string;
-  @IsOptional() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
+  @OptionalField() @IsString() @MaxLength(64) grant_type?: string;
+  @OptionalField() @IsString() @MaxLength(512) refresh_token?: string;
+  @OptionalField() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
 }
 
 export class CustomerRevokeDto {
-  @IsOptional() @IsString() @MaxLength(4096) token?: string;
-  @IsOptional() @IsString() @MaxLength(64) token_type_hint?: string;
-  @IsOptional() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
+  @OptionalField() @IsString() @MaxLength(4096) token?: string;
+  @OptionalField() @IsString() @MaxLength(64) token_type_hint?: string;
+  @OptionalField() @IsString() @Matches(CLIENT_ID_PATTERN) client_id?: string;
 }

@@ -1,10 +1,11 @@
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../http/optional-field';
 import { FlowBoundDto } from './guest.dto';
 
 /** `POST providers/{id}/token`: an ID token the platform's own SDK obtained (contract 14). */
 export class ProviderTokenDto extends FlowBoundDto {
   @IsString() @Matches(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/) @MaxLength(8192) id_token!: string;
-  @IsOptional() @IsString() @MaxLength(256) nonce?: string;
+  @OptionalField() @IsString() @MaxLength(256) nonce?: string;
 }
 
 /** `GET providers/go?handle=`: the one-time handle of a page's `authorize_url` (a 256-bit secret). */
@@ -17,12 +18,12 @@ export class ProviderBounceQueryDto {
  * `iss` (RFC 9207). Extra parameters are accepted and never reflected.
  */
 export class ProviderCallbackQueryDto {
-  @IsOptional() @IsString() @MaxLength(2048) code?: string;
+  @OptionalField() @IsString() @MaxLength(2048) code?: string;
   @IsString() @MaxLength(128) state!: string;
-  @IsOptional() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
-  @IsOptional() @IsString() @MaxLength(512) error_description?: string;
-  @IsOptional() @IsString() @MaxLength(2048) error_uri?: string;
-  @IsOptional() @IsString() @MaxLength(2048) iss?: string;
+  @OptionalField() @IsString() @Matches(/^[\x20-\x7e]{1,64}$/) error?: string;
+  @OptionalField() @IsString() @MaxLength(512) error_description?: string;
+  @OptionalField() @IsString() @MaxLength(2048) error_uri?: string;
+  @OptionalField() @IsString() @MaxLength(2048) iss?: string;
 }
 
 /**
@@ -31,6 +32,6 @@ export class ProviderCallbackQueryDto {
  * from its own code exchange.
  */
 export class ProviderFormPostDto extends ProviderCallbackQueryDto {
-  @IsOptional() @IsString() @MaxLength(4096) user?: string;
-  @IsOptional() @IsString() @MaxLength(8192) id_token?: string;
+  @OptionalField() @IsString() @MaxLength(4096) user?: string;
+  @OptionalField() @IsString() @MaxLength(8192) id_token?: string;
 }

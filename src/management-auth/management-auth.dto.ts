@@ -1,4 +1,5 @@
-import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../http/optional-field';
 import { FLOW_ID_PATTERN, SESSION_ID_PATTERN } from '../directory/identifiers';
 
 export class EmailStartDto {
@@ -11,11 +12,11 @@ export class EmailConfirmDto extends EmailStartDto {
 }
 
 export class TokenRequestDto {
-  @IsString() @MaxLength(64) @IsOptional() grant_type?: string;
-  @IsString() @MaxLength(512) @IsOptional() code?: string;
-  @IsString() @MaxLength(2048) @IsOptional() redirect_uri?: string;
-  @IsString() @MaxLength(256) @IsOptional() code_verifier?: string;
-  @IsString() @MaxLength(512) @IsOptional() refresh_token?: string;
+  @IsString() @MaxLength(64) @OptionalField() grant_type?: string;
+  @IsString() @MaxLength(512) @OptionalField() code?: string;
+  @IsString() @MaxLength(2048) @OptionalField() redirect_uri?: string;
+  @IsString() @MaxLength(256) @OptionalField() code_verifier?: string;
+  @IsString() @MaxLength(512) @OptionalField() refresh_token?: string;
 }
 
 export class RevokeSessionDto {

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../http/optional-field';
 import { webOriginsOf } from '../directory/web-origins';
 import type { ClientListResponse } from './management.dto';
 import type { ClientRecord } from '../directory/records';
@@ -25,11 +26,11 @@ export class CreateClientDto {
 
 /** `PATCH /management/tenants/{id}/clients/{clientId}`: any of these; the type never changes. */
 export class UpdateClientDto {
-  @IsOptional() @ClientName() name?: string;
-  @IsOptional() @IsBoolean() enabled?: boolean;
-  @IsOptional() @Strings(8, 64) scopes?: string[];
-  @IsOptional() @Strings(10, 2048) redirect_uris?: string[];
-  @IsOptional() @Strings(20, 512) web_origins?: string[];
+  @OptionalField() @ClientName() name?: string;
+  @OptionalField() @IsBoolean() enabled?: boolean;
+  @OptionalField() @Strings(8, 64) scopes?: string[];
+  @OptionalField() @Strings(10, 2048) redirect_uris?: string[];
+  @OptionalField() @Strings(20, 512) web_origins?: string[];
 }
 
 /** A client as the console sees it (contract 15): never a secret or its digest. */

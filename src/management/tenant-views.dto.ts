@@ -1,16 +1,17 @@
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../http/optional-field';
 import type { AuditEventView } from '../directory/audit-pages.repository';
 import type { DayStats } from '../directory/daily-stats.repository';
 
 /** `GET …/audit?type=&before=` (contract 15): an exact event type, and the `next_before` of a page. */
 export class AuditQuery {
-  @IsOptional() @IsString() @MaxLength(64) @Matches(/^[a-z_]+(\.[a-z_-]+)+$/) type?: string;
-  @IsOptional() @IsString() @Matches(/^[1-9]\d{0,17}$/, { message: 'before must be an event id' }) before?: string;
+  @OptionalField() @IsString() @MaxLength(64) @Matches(/^[a-z_]+(\.[a-z_-]+)+$/) type?: string;
+  @OptionalField() @IsString() @Matches(/^[1-9]\d{0,17}$/, { message: 'before must be an event id' }) before?: string;
 }
 
 /** `GET …/stats?days=`: 1 to 90, default 30 (contract 15). */
 export class StatsQuery {
-  @IsOptional() @IsString() @Matches(/^\d{1,2}$/, { message: 'days must be 1 to 90' }) days?: string;
+  @OptionalField() @IsString() @Matches(/^\d{1,2}$/, { message: 'days must be 1 to 90' }) days?: string;
 }
 
 export interface AuditPageResponse {

@@ -1,4 +1,4 @@
-import { canonicalWebOrigin, webOriginsOf } from '../../src/directory/web-origins';
+import { canonicalWebOrigin, checkRedirectUri, checkWebOrigin, webOriginsOf } from '../../src/directory/web-origins';
 
 describe('web origins (contract section 11)', () => {
   it.each([
@@ -25,6 +25,14 @@ describe('web origins (contract section 11)', () => {
     '*',
   ])('refuses %s', (given) => {
     expect(canonicalWebOrigin(given)).toBeNull();
+  });
+
+  it.each([
+    ['a redirect URI', () => checkRedirectUri('https://*.play.example/auth', false)],
+    ['a web origin', () => checkWebOrigin('https://*.play.example', false)],
+    ['a bare wildcard origin', () => checkWebOrigin('https://*', false)],
+  ])('refuses a wildcard host in %s, which no browser would ever match', (_label, check) => {
+    expect(check()).toEqual({ problem: expect.stringMatching(/wildcard/) });
   });
 
   it('are the redirect URIs’ origins plus the registered ones, once each, for browser clients only', () => {

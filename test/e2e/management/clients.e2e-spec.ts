@@ -90,6 +90,8 @@ describe('management API: clients (contract 15)', () => {
       ['an unknown scope', { scopes: ['openid', 'tenant:write'] }, /scopes/],
       ['a repeated scope', { scopes: ['openid', 'openid'] }, /scopes/],
       ['a web origin with a path', { web_origins: ['https://portal.acme.example/x'] }, /origin/],
+      ['a wildcard host in a redirect URI', { redirect_uris: ['https://*.acme.example/cb'] }, /wildcard/],
+      ['a wildcard web origin', { web_origins: ['https://*'] }, /wildcard/],
       ['a confidential client', { type: 'confidential' }, /type/],
       ['a browser client without redirect URIs', { redirect_uris: [] }, /redirect/],
       ['web origins on a native client', { type: 'native' }, /only browser clients/],
@@ -149,6 +151,9 @@ describe('management API: clients (contract 15)', () => {
         { name: 'x', extra: 1 },
         {},
         { redirect_uris: [] },
+        // null is no way to leave a field out: it would have answered 200 and recorded a change.
+        { name: null },
+        { enabled: null, scopes: null },
       ])
         expect((await w.as('owner').patch(`${BASE}/${id}`, body).expect(400)).body.error).toBe('invalid_request');
       expect((await w.t.pg.query('SELECT * FROM clients WHERE id = $1', [id])).rows).toEqual(before);
