@@ -192,8 +192,9 @@ export class ConsoleApiClient {
       typeof expires_in !== 'number' ||
       expires_in <= 0
     ) {
-      // Not the contract's token answer: a protocol failure, never worth retrying.
-      return { kind: 'rejected', reason: 'malformed token response' };
+      // A 200 without the contract's token answer (a gateway's page, a cut-off body): contract
+      // section 10 ends a session only on the token endpoint's 400 or 401, so this keeps it (503).
+      return { kind: 'unavailable', reason: 'malformed token response' };
     }
     return {
       kind: 'granted',
@@ -247,14 +248,15 @@ function classify(err: unknown): GrantOutcome {
   if (err instanceof DependencyUnavailableError) return { kind: 'unavailable', reason: 'discovery failed' };
   // The status the token endpoint answered, when it answered at all.
   const status = (err as { response?: { statusCode?: number } } | null)?.response?.statusCode;
-  if (status !== undefined && status !== 200) {
-    // Spec 3 and 7.1: only 400 (invalid_grant) and 401 (invalid_client) are final.
+  if (status !== undefined) {
+    // Spec 3 and 7.1, contract 10: only 400 (invalid_grant) and 401 (invalid_client) are final;
+    // any other answer, a 200 openid-client could not read included, keeps the session.
     return status === 400 || status === 401
       ? { kind: 'rejected', reason: err instanceof errors.OPError ? (err.error ?? 'error') : `API answered ${status}` }
       : { kind: 'unavailable', reason: `API answered ${status}` };
   }
-  // Without an error status: an error returned to the callback, or a failed protocol check of
-  // openid-client (state, iss, a malformed answer), is final; its own request timeout is not.
+  // Without an answer: an error returned to the callback, or a failed protocol check of
+  // openid-client on the callback's parameters (state, iss), is final; its own timeout is not.
   if (err instanceof errors.OPError) return { kind: 'rejected', reason: err.error ?? 'error' };
   if (err instanceof errors.RPError) {
     if (/timed out/.test(err.message)) return { kind: 'unavailable', reason: err.message };

@@ -67,8 +67,7 @@ export class ConsoleSessionService {
     const res = await this.callApi(session, 'GET', '/management-auth/current', requestId);
     if (res.status !== 200)
       throw new DependencyUnavailableError('console-api', new Error(`current answered ${res.status}`));
-    const body = JSON.parse(res.body.toString('utf8')) as { user?: Partial<ManagementUser> };
-    const user = body.user;
+    const user = parsedJson<{ user?: Partial<ManagementUser> }>(res.body)?.user;
     if (typeof user?.id !== 'string' || typeof user.email !== 'string')
       throw new DependencyUnavailableError('console-api', new Error('malformed current answer'));
     return { user: { id: user.id, email: user.email, email_verified: user.email_verified === true } };
@@ -171,5 +170,14 @@ export class ConsoleSessionService {
     // Only over the record the refresh started from: a sign-out meanwhile stays signed out.
     if (!(await this.store.replace(current, next, this.ttlSeconds(next, now)))) throw new ConsoleSessionEndedError();
     return next.accessToken;
+  }
+}
+
+/** A JSON body, or undefined for anything else (a gateway's HTML page, a cut-off answer). */
+function parsedJson<T>(body: Buffer): T | undefined {
+  try {
+    return JSON.parse(body.toString('utf8')) as T;
+  } catch {
+    return undefined;
   }
 }

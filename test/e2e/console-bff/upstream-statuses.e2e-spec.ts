@@ -43,6 +43,10 @@ describe('console BFF: which upstream answers end a console session', () => {
     t.console().post('/api/auth/sign-out').set('Cookie', s.cookie).set('Origin', t.consoleOrigin);
 
   const transient = [
+    // A 200 that is no token answer (a gateway's page, a cut-off body) is not a refusal either.
+    [200, ''],
+    [200, '{}'],
+    [200, '<html>OK</html>'],
     [403, '{"error":"forbidden","error_description":"denied by a gateway"}'],
     [404, '<html>Not Found</html>'],
     [408, ''],
@@ -51,8 +55,8 @@ describe('console BFF: which upstream answers end a console session', () => {
     [502, '<html>Bad Gateway</html>'],
   ] as const;
 
-  it('keeps the session on a token endpoint answering 403, 404, 408, 429, 500 or 502: 503, then recovers', async () => {
-    const sessions = await Promise.all(transient.map(([status]) => signedIn(`keep-${status}@studio.example`)));
+  it('keeps the session on a token endpoint answering 200 without tokens, 403, 404, 408, 429, 500 or 502: 503, then recovers', async () => {
+    const sessions = await Promise.all(transient.map(([status], i) => signedIn(`keep-${status}-${i}@studio.example`)));
     await untilExpired(Math.max(...sessions.map((x) => x.accessExpiresAt)));
     for (const [i, [status, body]] of transient.entries()) {
       const { s } = sessions[i] as { s: ConsoleSession };
@@ -95,6 +99,18 @@ describe('console BFF: which upstream answers end a console session', () => {
       }
       expect(await t.redis.exists(s.recordKey)).toBe(0);
     }
+  });
+
+  it('keeps the session when current answers 200 with something else than JSON: 503, never 500', async () => {
+    const { s } = await signedIn('current-html@studio.example');
+    sw.answer = { prefix: '/management-auth/current', status: 200, body: '<html>OK</html>' };
+    try {
+      const res = await current(s);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 503, error: 'temporarily_unavailable' });
+    } finally {
+      sw.answer = null;
+    }
+    await current(s).expect(200);
   });
 
   it.each([408, 429, 503])('keeps the session when a proxied call answers %i: 503', async (status) => {
