@@ -9,6 +9,7 @@ import { AppError } from './errors/app-error';
 import { TenantWebOrigins } from './guest/tenant-web-origins';
 import { tenantCors } from './guest/tenant-cors';
 import { bodyRules } from './http/body-rules';
+import { Drain } from './http/drain';
 import { hostRouting, PROBE_PATHS } from './http/host-routing';
 import { inSequence } from './http/in-sequence';
 import { responseHeaders } from './http/response-headers';
@@ -70,5 +71,6 @@ function configureApp(app: NestExpressApplication, config: AppConfig, requestLog
         ),
     }),
   );
+  app.get(Drain).attach(app.getHttpServer());
   app.enableShutdownHooks();
 }

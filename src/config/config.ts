@@ -242,6 +242,26 @@ class Reader {
     return v;
   }
 
+  /**
+   * A dependency's URL, a secret since it may carry a password, parsed as its client will parse it.
+   * A value the client cannot read would otherwise stop start-up inside the library, whose error
+   * names no variable and prints the whole value, password included.
+   */
+  dependencyUrl(
+    name: string,
+    protocols: readonly string[],
+    parse: (text: string) => URL | null,
+  ): { text: string; url: URL | null } {
+    const text = this.required(name, { secret: true });
+    const parsed = text ? parse(text) : null;
+    const url = parsed && protocols.includes(parsed.protocol) ? parsed : null;
+    if (text && !url) {
+      const shapes = protocols.map((p) => `${p}//`).join(' or ');
+      this.problems.push(`${name}: must be a ${shapes} URL (a numeric port; @ : / % in a password %-escaped)`);
+    }
+    return { text, url };
+  }
+
   int(name: string, fallback: number, min: number, max: number): number {
     const v = this.raw(name);
     if (v === undefined) return fallback;
@@ -297,6 +317,25 @@ class Reader {
   }
 }
 
+/** A WHATWG URL whose user and password %-decode, as ioredis and nodemailer need them to. */
+function decodableUrl(text: string): URL | null {
+  const url = URL.parse(text);
+  try {
+    if (url) decodeURIComponent(url.username + url.password);
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * As pg reads DATABASE_URL: an empty host gets a stand-in (`user:password@/db?host=/run/postgresql`
+ * names a Unix socket), and a % that does not decode is taken literally, so neither is refused.
+ */
+function pgUrl(text: string): URL | null {
+  return URL.parse(text) ?? URL.parse(text.replace('@/', '@localhost/'));
+}
+
 /** Runs one reader over the environment and throws every problem it found at once. */
 function readPart<T>(env: Env, read: (r: Reader) => T): T {
   const r = new Reader(env);
@@ -320,15 +359,25 @@ function readTimeout(r: Reader): number {
 }
 
 function readDatabase(r: Reader): DatabaseSettings {
-  const databaseUrl = r.required('DATABASE_URL', { secret: true });
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
-    r.problems.push('DATABASE_URL: must be a postgres:// URL');
+  const { text: databaseUrl } = r.dependencyUrl('DATABASE_URL', ['postgres:', 'postgresql:'], pgUrl);
   return { databaseUrl, dependencyTimeoutMs: readTimeout(r) };
 }
 
+/**
+ * The database REDIS_URL names, as ioredis reads it: the path, else `?db=`; '' for none. Redis
+ * takes an index below its `databases` setting (16 by default, at most 2^31 - 1); whether the
+ * server has it is only known once connected (RedisModule checks).
+ */
+function redisDatabase(r: Reader, url: URL | null): string {
+  const db = url ? url.pathname.slice(1) || (url.searchParams.get('db') ?? '') : '';
+  if (db && !(/^(0|[1-9]\d{0,9})$/.test(db) && Number(db) < 2 ** 31 - 1))
+    r.problems.push('REDIS_URL: its path must name a database by number, /0 to /15 on a default Redis');
+  return db;
+}
+
 function readRedis(r: Reader): RedisSettings {
-  const redisUrl = r.required('REDIS_URL', { secret: true });
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) r.problems.push('REDIS_URL: must be a redis:// URL');
+  const { text: redisUrl, url } = r.dependencyUrl('REDIS_URL', ['redis:', 'rediss:'], decodableUrl);
+  const db = redisDatabase(r, url);
   const clusterRaw = r.raw('REDIS_CLUSTER_NODES');
   const redisClusterNodes = clusterRaw
     ? clusterRaw
@@ -340,7 +389,7 @@ function readRedis(r: Reader): RedisSettings {
     r.problems.push('REDIS_CLUSTER_NODES: must be a comma-separated list of host:port');
   }
   // With a cluster, REDIS_URL lends only its credentials and TLS to every node (clusterNodeAuth).
-  if (redisClusterNodes.length > 0 && URL.canParse(redisUrl) && !['', '/', '/0'].includes(new URL(redisUrl).pathname))
+  if (redisClusterNodes.length > 0 && db !== '' && db !== '0')
     r.problems.push('REDIS_URL: a Redis Cluster has only database 0; name none (or /0) with REDIS_CLUSTER_NODES');
   return {
     redisUrl,
@@ -369,11 +418,24 @@ function readAuditRetention(r: Reader): number {
   return r.int('AUDIT_RETENTION_DAYS', 365, 1, 36_500);
 }
 
-/** An IP address to listen on, such as 127.0.0.1 with host networking behind a local proxy. */
-function readHost(r: Reader): string | null {
-  const host = r.raw('HOST');
+/**
+ * Where the console BFF reaches the API (default AUTH_ORIGIN). The BFF puts each API path right
+ * after it, so a trailing slash is dropped (it made `//management/…`, a 404 for every console
+ * view), and a path, query or fragment, which would land in front of every path, is refused.
+ */
+function readAuthInternalUrl(r: Reader, authOrigin: string): string {
+  const v = r.raw('AUTH_INTERNAL_URL');
+  const url = v === undefined ? null : httpUrl(v);
+  if (url && url.href !== `${url.origin}/`)
+    r.problems.push('AUTH_INTERNAL_URL: must be a bare origin such as https://svc-auth.internal:3443');
+  return url?.origin ?? v ?? authOrigin;
+}
+
+/** An IP address to listen on (HOST, METRICS_HOST), such as 127.0.0.1 behind a local proxy. */
+function readHost(r: Reader, name = 'HOST'): string | null {
+  const host = r.raw(name);
   if (host === undefined) return null;
-  if (!isIP(host)) r.problems.push('HOST: must be an IP address to listen on, such as 127.0.0.1 or ::');
+  if (!isIP(host)) r.problems.push(`${name}: must be an IP address to listen on, such as 127.0.0.1 or ::`);
   return host;
 }
 
@@ -469,8 +531,7 @@ function parseMail(r: Reader, nodeEnv: AppConfig['nodeEnv']): MailConfig {
   const transport = r.raw('MAIL_TRANSPORT') ?? 'none';
   switch (transport) {
     case 'smtp': {
-      const smtpUrl = r.required('SMTP_URL', { secret: true });
-      if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) r.problems.push('SMTP_URL: must start with smtp:// or smtps://');
+      const { text: smtpUrl } = r.dependencyUrl('SMTP_URL', ['smtp:', 'smtps:'], decodableUrl);
       return { transport: 'smtp', smtpUrl, from: r.required('MAIL_FROM') };
     }
     case 'log':
@@ -530,7 +591,7 @@ export function loadConfig(env: Env): AppConfig {
   const authHostname = URL.parse(authOrigin)?.hostname;
   if (authHostname && authHostname === URL.parse(consoleOrigin)?.hostname)
     r.problems.push('CONSOLE_ORIGIN: must have another host name than AUTH_ORIGIN (cookies ignore ports)');
-  const authInternalUrl = r.raw('AUTH_INTERNAL_URL') ?? authOrigin;
+  const authInternalUrl = readAuthInternalUrl(r, authOrigin);
   const chatPlatform = {
     authorizeUrl: r.raw('CHAT_PLATFORM_AUTHORIZE_URL') ?? 'https://discord.com/oauth2/authorize',
     apiBase: (r.raw('CHAT_PLATFORM_API_BASE') ?? 'https://discord.com/api/v10').replace(/\/$/, ''),
@@ -564,7 +625,7 @@ export function loadConfig(env: Env): AppConfig {
     port: r.int('PORT', 3000, 0, 65535),
     host: readHost(r),
     metricsPort: r.raw('METRICS_PORT') === undefined ? null : r.int('METRICS_PORT', 9464, 0, 65535),
-    metricsHost: r.raw('METRICS_HOST') ?? '127.0.0.1',
+    metricsHost: readHost(r, 'METRICS_HOST') ?? '127.0.0.1',
     authOrigin,
     authInternalUrl,
     trustProxy: readTrustProxy(r),

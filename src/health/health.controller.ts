@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { errorBody } from '../errors/app-error';
+import { Drain } from '../http/drain';
 import { Route } from '../http/route';
 import { RedisEvictionPolicy } from '../platform/redis/redis-eviction-policy';
 import { REDIS, type RedisClient } from '../platform/redis/redis.module';
@@ -19,6 +20,7 @@ export class HealthController {
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly evictionPolicy: RedisEvictionPolicy,
+    private readonly drain: Drain,
   ) {}
 
   @Route(HEALTH_ROUTES.liveness)
@@ -44,13 +46,14 @@ export class HealthController {
           ? ['redis maxmemory-policy could not be read; it must be noeviction']
           : [];
     const extra = warnings.length > 0 ? { warnings } : {};
-    if (postgres === 'up' && checks.redis === 'up') {
-      res.status(200).json({ status: 'ready', checks, ...extra });
-    } else {
-      res
-        .status(503)
-        .json({ ...errorBody('temporarily_unavailable', 'A dependency is unavailable.'), checks, ...extra });
-    }
+    // Draining after SIGTERM: the load balancer must stop sending before the process is gone.
+    const unready = this.drain.isDraining
+      ? 'The service is shutting down.'
+      : postgres === 'up' && checks.redis === 'up'
+        ? null
+        : 'A dependency is unavailable.';
+    if (unready === null) res.status(200).json({ status: 'ready', checks, ...extra });
+    else res.status(503).json({ ...errorBody('temporarily_unavailable', unready), checks, ...extra });
   }
 
   private async probe(fn: () => Promise<unknown>): Promise<Check> {

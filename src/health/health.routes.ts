@@ -22,7 +22,7 @@ export const HEALTH_ROUTES = {
     operation: {
       operationId: 'getReadiness',
       tags: ['health'],
-      summary: 'Readiness: PostgreSQL and Redis reachable, Redis not evicting (every host)',
+      summary: 'Readiness: PostgreSQL and Redis reachable, Redis not evicting, not shutting down (every host)',
       responses: {
         200: ok('ready', ref('Ready')),
         503: ok('not ready: temporarily_unavailable with the checks', ref('NotReady')),

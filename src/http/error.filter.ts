@@ -7,6 +7,7 @@ import {
   type AuthChallenge,
   type ErrorCode,
 } from '../errors/app-error';
+import { loggedPath } from '../platform/logging/logging';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { dependencyOf } from '../errors/dependency-failure';
 
@@ -40,7 +41,7 @@ export class ErrorFilter implements ExceptionFilter {
   private toAppError(exception: unknown, req: Request): AppError {
     if (exception instanceof DependencyUnavailableError) {
       this.logger.warn(
-        { dependency: exception.dependency, err: describe(exception.causeError), path: req.path },
+        { dependency: exception.dependency, err: describe(exception.causeError), path: loggedPath(req.path) },
         'dependency unavailable',
       );
       this.metrics.dependencyErrors.inc({ dependency: exception.dependency });
@@ -63,7 +64,7 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const dependency = dependencyOf(exception);
     if (dependency) {
-      this.logger.warn({ dependency, err: describe(exception), path: req.path }, 'dependency unavailable');
+      this.logger.warn({ dependency, err: describe(exception), path: loggedPath(req.path) }, 'dependency unavailable');
       this.metrics.dependencyErrors.inc({ dependency });
       return new AppError('temporarily_unavailable');
     }
@@ -73,7 +74,7 @@ export class ErrorFilter implements ExceptionFilter {
           exception instanceof Error
             ? { name: exception.name, message: exception.message, stack: exception.stack }
             : String(exception),
-        path: req.path,
+        path: loggedPath(req.path),
       },
       'unhandled error',
     );

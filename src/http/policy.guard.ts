@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../errors/app-error';
+import { loggedPath } from '../platform/logging/logging';
 import { AuthenticatorRegistry } from './authenticator-registry';
 import { POLICY_KEY, type Policy } from './policy.decorator';
 import type { RequestWithPrincipal } from './principal';
@@ -20,7 +21,7 @@ export class PolicyGuard implements CanActivate {
     const policy = this.reflector.get<Policy | undefined>(POLICY_KEY, context.getHandler());
     const req = context.switchToHttp().getRequest<RequestWithPrincipal>();
     if (policy === undefined) {
-      this.logger.error({ path: req.path }, 'route without a declared policy denied');
+      this.logger.error({ path: loggedPath(req.path) }, 'route without a declared policy denied');
       throw new AppError('forbidden');
     }
     if (policy === 'public') {

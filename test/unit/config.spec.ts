@@ -205,6 +205,76 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  const SMTP = { MAIL_TRANSPORT: 'smtp', MAIL_FROM: 'svc@example.com', SMTP_URL: 'smtp://127.0.0.1:2525' };
+  const URL_SHAPE = '(a numeric port; @ : / % in a password %-escaped)';
+  it.each([
+    ['REDIS_URL', 'redis://:S3cretPw@127.0.0.1:notaport', 'redis: or rediss:'],
+    ['REDIS_URL', 'redis://:S3cretPw@127.0.0.1:65536', 'redis: or rediss:'],
+    ['REDIS_URL', 'redis://:S3cretPw%zz@127.0.0.1:6379', 'redis: or rediss:'],
+    ['REDIS_URL', 'http://:S3cretPw@127.0.0.1:6379', 'redis: or rediss:'],
+    ['DATABASE_URL', 'postgres://svc:S3cretPw@127.0.0.1:notaport/auth', 'postgres: or postgresql:'],
+    ['DATABASE_URL', 'postgres://svc:S3cretPw@[127.0.0.1/auth', 'postgres: or postgresql:'],
+    ['SMTP_URL', 'smtp://svc:S3cretPw@127.0.0.1:notaport', 'smtp: or smtps:'],
+    ['SMTP_URL', 'smtp://svc:S3cretPw%G1@mail.example:587', 'smtp: or smtps:'],
+  ])('names %s, never its password, when its client could not read %s', (name, value, protocols) => {
+    const shapes = protocols
+      .split(' or ')
+      .map((p) => `${p}//`)
+      .join(' or ');
+    const problems = problemsOf(env({ ...SMTP, [name]: value }));
+    expect(problems).toEqual([`${name}: must be a ${shapes} URL ${URL_SHAPE}`]);
+    expect(problems.join('\n')).not.toContain('S3cret');
+  });
+
+  it('accepts the dependency URLs their clients read: pg sockets, stray % in a PostgreSQL password, TLS', () => {
+    for (const DATABASE_URL of [
+      'postgresql://svc:pw@db.internal:5432/auth?sslmode=require',
+      'postgres://svc:pw@/auth?host=/run/postgresql',
+      'postgres://svc:p%zz@127.0.0.1/auth',
+    ])
+      expect(problemsOf(env({ DATABASE_URL }))).toEqual([]);
+    expect(
+      problemsOf(
+        env({ ...SMTP, SMTP_URL: 'smtps://svc:p%40ss@mail.example:465', REDIS_URL: 'rediss://u:pw@redis:6380/2' }),
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses a REDIS_URL database no Redis takes (a server's own count is checked on connecting)", () => {
+    for (const path of ['/abc', '/007', '/-1', '/1/2', '/2147483647', '/99999999999', '?db=abc'])
+      expect(problemsOf(env({ REDIS_URL: `redis://:S3cretPw@127.0.0.1:6379${path}` }))).toEqual([
+        'REDIS_URL: its path must name a database by number, /0 to /15 on a default Redis',
+      ]);
+    for (const path of ['', '/', '/0', '/15', '/99', '?db=3'])
+      expect(problemsOf(env({ REDIS_URL: `redis://127.0.0.1:6379${path}` }))).toEqual([]);
+  });
+
+  it('reaches the API at AUTH_INTERNAL_URL as an origin: a trailing slash is dropped, a path refused', () => {
+    expect(loadConfig(env()).authInternalUrl).toBe('http://localhost:3000');
+    expect(loadConfig(env({ AUTH_INTERNAL_URL: 'http://127.0.0.1:3000/' })).authInternalUrl).toBe(
+      'http://127.0.0.1:3000',
+    );
+    for (const value of [
+      'http://127.0.0.1:3000//',
+      'http://127.0.0.1:3000/auth',
+      'http://127.0.0.1:3000/?x=1',
+      'http://127.0.0.1:3000#top',
+      'http://svc:S3cretPw@127.0.0.1:3000',
+    ])
+      expect(problemsOf(env({ AUTH_INTERNAL_URL: value }))).toEqual([
+        'AUTH_INTERNAL_URL: must be a bare origin such as https://svc-auth.internal:3443',
+      ]);
+  });
+
+  it('listens for metrics on loopback unless METRICS_HOST names another address (an IP)', () => {
+    expect(loadConfig(env()).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig(env({ METRICS_HOST: '::' })).metricsHost).toBe('::');
+    for (const METRICS_HOST of ['localhost', 'metrics.internal', '127.0.0.1:9464'])
+      expect(problemsOf(env({ METRICS_HOST }))).toEqual([
+        'METRICS_HOST: must be an IP address to listen on, such as 127.0.0.1 or ::',
+      ]);
+  });
+
   it('validates origins as bare origins', () => {
     expect(problemsOf(env({ AUTH_ORIGIN: 'http://localhost:3000/' }))).toEqual([
       'AUTH_ORIGIN: must be a bare origin such as https://auth.example.com',

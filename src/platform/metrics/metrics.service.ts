@@ -69,7 +69,7 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.metricsPort === null) return;
-    this.server = createServer((req, res) => {
+    const server = createServer((req, res) => {
       if (req.method !== 'GET' || req.url !== '/metrics') {
         res.writeHead(404).end();
         return;
@@ -79,10 +79,16 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
         () => res.writeHead(500).end(),
       );
     });
-    await new Promise<void>((resolve) =>
-      this.server?.listen(this.config.metricsPort ?? 0, this.config.metricsHost, resolve),
-    );
-    const address = this.server.address();
+    // Without an 'error' listener a port in use or an address not on this machine crashed the
+    // process with an unhandled event, and the listen never settled: start-up fails here instead.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        reject(new Error(`METRICS_HOST/METRICS_PORT: the metrics listener cannot listen there (${err.code})`)),
+      );
+      server.listen(this.config.metricsPort ?? 0, this.config.metricsHost, resolve);
+    });
+    this.server = server;
+    const address = server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : null;
     this.logger.log({ port: this.boundPort }, 'metrics listening');
   }

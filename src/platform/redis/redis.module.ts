@@ -114,12 +114,25 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
       this.logger.warn('redis not ready at start-up; requests fail closed until it is');
       return;
     }
+    await this.checkDatabase();
     const policy = await this.evictionPolicy.check();
     if (policy.verdict === 'evicting') {
       throw new Error(
         `REDIS_URL: Redis runs with maxmemory-policy ${policy.policy}; svc-auth needs noeviction, since an evicted replay marker, one-time record or budget makes it fail open`,
       );
     }
+  }
+
+  /**
+   * ioredis meets a SELECT refused on connecting (a database beyond the server's `databases`) with
+   * an 'error' event only, and goes on in database 0, among whatever else keeps its keys there.
+   */
+  private async checkDatabase(): Promise<void> {
+    if (this.redis instanceof Cluster || !this.redis.options.db) return;
+    const db = this.redis.options.db;
+    await this.redis.select(db).catch((err: unknown) => {
+      throw new Error(`REDIS_URL: Redis refuses database ${db} (${err instanceof Error ? err.message : String(err)})`);
+    });
   }
 
   private firstConnection(): Promise<boolean> {

@@ -101,4 +101,18 @@ describe('structured logs without secrets', () => {
       req: { id: 'replay-request-1', path: '/management-auth/token' },
     });
   });
+
+  it.each([
+    ['plain', 'alice.person@studio.example'],
+    ['%40-escaped', 'alice.person%40studio.example'],
+  ])('logs a path that holds an email address (%s) without it, even when refused', async (spelling, address) => {
+    const id = `address-in-path-${spelling.replace(/\W/g, '')}`;
+    await t.auth().delete(`/t/acme/me/identities/email/${address}`).set('X-Request-Id', id).expect(401);
+    await untilRequestLogged(lines, id);
+    const ofRequest = lines.filter((l) => l.includes(id));
+    expect(ofRequest.join('')).not.toContain('alice.person');
+    expect(ofRequest.map((l) => (JSON.parse(l) as { req?: { path?: string } }).req?.path)).toContain(
+      '/t/acme/me/identities/email/<address>',
+    );
+  });
 });
