@@ -326,9 +326,10 @@ export class GuestClient {
 
   /**
    * Attaches a proven credential. The upgrade replaces the guest's session, so should its answer be
-   * lost (no answer, a cut-off body, a 503 after the service committed) the client refreshes: the
-   * service answers the guest's token with the replacement session within its reuse interval
-   * (contract 13), and the upgrade resolves as if its answer had arrived.
+   * lost (no answer, a cut-off body, a gateway's 5xx) the client refreshes: within its reuse
+   * interval the service answers the guest's token with the replacement session (contract 13), and
+   * the upgrade resolves as if its answer had arrived (the session events say `refreshed`). A 5xx
+   * before the service committed refreshes the guest's own session and rejects as it came.
    */
   async upgrade(proofId: string): Promise<Upgraded> {
     const bearer = await this.bearer();
@@ -338,7 +339,7 @@ export class GuestClient {
         this.tokenRequest<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
       );
     } catch (err) {
-      if (!(err instanceof GuestApiError) || (err.status !== 0 && err.status !== 503)) throw err;
+      if (!(err instanceof GuestApiError) || (err.status !== 0 && err.status < 500)) throw err;
       const renewed = await this.refresh().catch(() => null);
       if (renewed === null || renewed.session_id === before) throw err;
       const player = await this.me();

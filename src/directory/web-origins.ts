@@ -35,9 +35,10 @@ const WILDCARD = 'must name its host exactly: no wildcard (*); register each hos
  * cleartext beyond loopback, since CORS grants it credentialed calls (issue 22, point 6).
  */
 export function checkWebOrigin(value: string, production: boolean): CheckedUrl {
-  if (value.includes('*')) return { problem: WILDCARD };
   const origin = canonicalWebOrigin(value);
   if (origin === null) return { problem: 'is not an http(s) origin (scheme://host[:port])' };
+  // Judged after parsing, which decodes `%2A` into the `*` a browser would never send either.
+  if (origin.includes('*')) return { problem: WILDCARD };
   if (production && isCleartextOverNetwork(new URL(origin))) return { problem: HTTPS_IN_PRODUCTION };
   return { url: origin };
 }

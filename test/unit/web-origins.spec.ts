@@ -31,6 +31,8 @@ describe('web origins (contract section 11)', () => {
     ['a redirect URI', () => checkRedirectUri('https://*.play.example/auth', false)],
     ['a web origin', () => checkWebOrigin('https://*.play.example', false)],
     ['a bare wildcard origin', () => checkWebOrigin('https://*', false)],
+    ['an escaped wildcard origin', () => checkWebOrigin('https://%2A.play.example', false)],
+    ['an escaped wildcard redirect URI', () => checkRedirectUri('https://%2a.play.example/auth', false)],
   ])('refuses a wildcard host in %s, which no browser would ever match', (_label, check) => {
     expect(check()).toEqual({ problem: expect.stringMatching(/wildcard/) });
   });

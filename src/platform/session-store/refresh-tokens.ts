@@ -45,10 +45,12 @@ export class RefreshTokens {
   /**
    * The secret an upgrade's replacement session takes when the upgrade's answer was lost and the
    * replaced session's token comes back instead (session-store.ts, `successor`): derived from that
-   * token's secret, so every retry gets the same token and only the holder of the secret can ask.
+   * token's secret, so every retry gets the same token and only the holder of the secret can ask,
+   * and from the random salt the upgrade noted, so the guest's older tokens, which carry the same
+   * secret, make nothing once the note has expired.
    */
-  successorSecret(secret: string, successorId: string): { secret: string; digest: string } {
-    const derived = Buffer.from(hkdfSync('sha256', secret, '', `${SUCCESSOR_DOMAIN}:${successorId}`, 32)).toString(
+  successorSecret(secret: string, salt: string, successorId: string): { secret: string; digest: string } {
+    const derived = Buffer.from(hkdfSync('sha256', secret, salt, `${SUCCESSOR_DOMAIN}:${successorId}`, 32)).toString(
       'base64url',
     );
     return { secret: derived, digest: sha256(derived) };

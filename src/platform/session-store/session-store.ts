@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pseudonymizer, safeEqual } from '../crypto/digests';
-import { newId } from '../crypto/ids';
+import { newId, newSecret } from '../crypto/ids';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
@@ -95,11 +95,19 @@ return 1`);
 // 7 reuse interval (ms), 8 new expiry (ms since the epoch; '' keeps the TTL), 9 the digest a
 // token without a secret moves to.
 const ROTATE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest', 'sh', 'rat')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest', 'sh', 'rat', 'osh')
 if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
 if ARGV[5] == '' then
   if s[10] then return {'invalid'} end
-elseif s[10] ~= ARGV[5] then return {'invalid'} end
+elseif s[10] ~= ARGV[5] then
+  -- The secret an upgrade's replacement had before the guest's token took it over (TAKE_OVER): one
+  -- of the two holders is not the player, so the session ends, as for any replay.
+  if s[12] and s[12] == ARGV[5] then
+    redis.call('DEL', KEYS[1])
+    return {'replayed', s[3]}
+  end
+  return {'invalid'}
+end
 local gen = tonumber(s[1])
 local presented = tonumber(ARGV[1])
 local now = tonumber(ARGV[6])
@@ -147,30 +155,34 @@ return existed`);
 // An upgrade's replaced session leaves Redis (spec 4.3 rule 4), and for the reuse interval a note
 // in its slot says which session replaced it and what its last token proves (its secret's digest
 // and generation): should the upgrade's answer be lost, that token then gets the replacement's.
-// ARGV: 1 the replacement's id, 2 now (ms), 3 the reuse interval (ms; 0 leaves no note).
+// ARGV: 1 the replacement's id, 2 now (ms), 3 the reuse interval (ms; 0 leaves no note), 4 a
+// random salt for the secret the replacement would take (RefreshTokens.successorSecret).
 const SUPERSEDE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'sh', 'gen', 'tid', 'cid')
+local s = redis.call('HMGET', KEYS[1], 'sh', 'gen')
 redis.call('DEL', KEYS[1])
 if s[1] and tonumber(ARGV[3]) > 0 then
-  redis.call('HSET', KEYS[2], 'by', ARGV[1], 'sh', s[1], 'gen', s[2], 'tid', s[3], 'cid', s[4], 'at', ARGV[2])
+  redis.call('HSET', KEYS[2], 'by', ARGV[1], 'sh', s[1], 'gen', s[2], 'at', ARGV[2], 'salt', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
 end
 return 1`);
 
 // The replacement answers the replaced session's token while its own first token is unused
-// (generation 0): it takes the secret derived from that token's, the same for every retry.
+// (generation 0) and it is of the realm and client the token is presented to: it takes the secret
+// derived from that token's, the same for every retry, and keeps the one it had as `osh`, so
+// that its own token, should it turn up after all, is a replay (ROTATE).
 // ARGV: 1 the new secret's digest, 2 tid, 3 cid.
 const TAKE_OVER = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'guest')
+local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'guest', 'sh')
 if not s[1] or s[7] or s[1] ~= '0' or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
-redis.call('HSET', KEYS[1], 'sh', ARGV[1])
+if s[9] ~= ARGV[1] then redis.call('HSET', KEYS[1], 'sh', ARGV[1], 'osh', s[9]) end
 return {'ok', s[2], s[3], s[4], s[5], s[6], '0', s[8] or ''}`);
 
 // RFC 7009 revocation by refresh token: any genuine token of the session's chain (current or
-// rotated) proves possession; the realm, client and secret must match.
+// rotated, or one generation ahead after Redis lost a rotation) proves possession; the realm,
+// client and secret must match.
 const REVOKE_BY_REFRESH = new RedisScript(`
 local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'cid', 'uid', 'sh')
-if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] or tonumber(ARGV[1]) > tonumber(s[1]) then return 0 end
+if not s[1] or s[2] ~= ARGV[2] or s[3] ~= ARGV[3] or tonumber(ARGV[1]) > tonumber(s[1]) + 1 then return 0 end
 if ARGV[4] == '' then
   if s[5] then return 0 end
 elseif s[5] ~= ARGV[4] then return 0 end
@@ -399,15 +411,18 @@ export class SessionStore {
   ): Promise<RotateResult | null> {
     const interval = opts.reuseIntervalMs ?? 0;
     if (interval <= 0) return null;
-    const [by, sh, gen, tid, cid, at] = await this.redis.hmget(
+    const [by, sh, gen, at, salt] = await this.redis.hmget(
       supersededKey(parsed.sessionId),
-      ...['by', 'sh', 'gen', 'tid', 'cid', 'at'],
+      ...['by', 'sh', 'gen', 'at', 'salt'],
     );
-    if (!by || !sh || tid !== expected.tenantId || cid !== expected.clientId) return null;
-    if (Number(gen) !== parsed.generation || Date.now() - Number(at) > interval) return null;
+    if (!by || !sh || !salt || Date.now() - Number(at) > interval) return null;
+    // The last token, or one a generation ahead of it (a rotation Redis lost, as ROTATE takes it).
+    if (parsed.generation !== Number(gen) && parsed.generation !== Number(gen) + 1) return null;
     if (!safeEqual(sh, parsed.secretDigest)) return null;
-    const { secret, digest } = this.tokens.successorSecret(parsed.secret, by);
-    const reply = stringsReply(await TAKE_OVER.run(this.redis, [key(by)], [digest, tid, cid]));
+    const { secret, digest } = this.tokens.successorSecret(parsed.secret, salt, by);
+    const reply = stringsReply(
+      await TAKE_OVER.run(this.redis, [key(by)], [digest, expected.tenantId, expected.clientId]),
+    );
     return this.rotated(by, reply, secret);
   }
 
@@ -419,7 +434,7 @@ export class SessionStore {
     await SUPERSEDE.run(
       this.redis,
       [key(sessionId), supersededKey(sessionId)],
-      [replacementId, Date.now(), reuseIntervalMs],
+      [replacementId, Date.now(), reuseIntervalMs, newSecret()],
     );
   }
 

@@ -74,6 +74,14 @@ describe('idempotent rotation (contract 13)', () => {
     expect(await w.t.redis.exists(`s:{${g.sessionId}}`)).toBe(0);
   });
 
+  it('after a rotation Redis lost, the token it answered also signs the player out (RFC 7009)', async () => {
+    const g = await guest(w);
+    const answered = (await refresh(w, g.refresh).expect(200)).body.refresh_token;
+    await w.t.redis.hset(`s:{${g.sessionId}}`, 'gen', '0');
+    await w.t.auth().post('/t/acme/revoke').type('form').send({ token: answered, client_id: 'cli_game' }).expect(200);
+    expect(await w.t.redis.exists(`s:{${g.sessionId}}`)).toBe(0);
+  });
+
   it('once the successor was used, the token before it is a replay and revokes the session', async () => {
     const g = await guest(w);
     const next = await refresh(w, g.refresh).expect(200);

@@ -53,13 +53,38 @@ describe('an upgrade whose answer was lost (contract 13)', () => {
     // The replaced session stays revoked: its access token is refused.
     const me = await w.t.auth().get('/t/acme/me').set('Authorization', `Bearer ${created.access_token}`);
     expect(me.status).toBe(401);
-    // The replacement goes on with the token the retry got; the answer nobody read is void.
+    // The replacement goes on with the token the retry got.
     const next = await refreshGrant(w, first?.body.refresh_token as string).expect(200);
     expect(next.body.session_id).toBe(lost.session_id);
-    expect((await refreshGrant(w, refreshOf(lost)).expect(400)).body.error).toBe('invalid_grant');
     // Once the replacement rotated, the guest's token gets nothing more, and ends nothing.
     expect((await refreshGrant(w, refreshOf(created)).expect(400)).body.error).toBe('invalid_grant');
     await refreshGrant(w, next.body.refresh_token).expect(200);
+  });
+
+  it('the upgrade’s own token turning up after the guest’s took over is a replay: the session ends', async () => {
+    // Two holders of one account, one of them not the player (a stolen guest token used within the
+    // interval): as for any replay, the session ends and the audit trail says so.
+    const { created, lost } = await upgradedWithLostAnswer(w, 'two-holders@example.com');
+    const taken = await refreshGrant(w, refreshOf(created)).expect(200);
+    expect((await refreshGrant(w, refreshOf(lost)).expect(400)).body.error).toBe('invalid_grant');
+    expect(await w.t.redis.exists(`s:{${lost.session_id}}`)).toBe(0);
+    expect((await refreshGrant(w, taken.body.refresh_token).expect(400)).body.error).toBe('invalid_grant');
+    const replays = await w.t.pg.query(
+      `SELECT data FROM audit_events WHERE type = 'refresh.replayed' AND subject = $1`,
+      [created.user_id],
+    );
+    expect(replays.rows).toHaveLength(1);
+  });
+
+  it('a guest token one generation ahead of Redis (a rotation Redis lost) still gets the replacement', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    const rotated = (await refreshGrant(w, refreshOf(created)).expect(200)).body.refresh_token as string;
+    await w.t.redis.hset(`s:{${created.session_id}}`, 'gen', '0');
+    await c.createLinkingIntent();
+    const lost = await c.upgrade(await emailProof(w, c, 'ahead@example.com'));
+    const recovered = await refreshGrant(w, rotated).expect(200);
+    expect(recovered.body.session_id).toBe(lost.session_id);
   });
 
   it('an answer that did arrive and was used: the guest’s token is refused and the replacement lives on', async () => {
