@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * How long the drain may take before what still runs is cut. `docker stop` and Compose kill 10 s
@@ -20,31 +21,27 @@ export const DRAIN_LIMIT_MS = 7_000;
 export class Drain implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
   private server: Server | null = null;
-  private readonly inFlight = new Set<ServerResponse<IncomingMessage>>();
+  /**
+   * Open connections, tracked per connection rather than per request: a Set of every response in
+   * flight, with a close listener on each, doubled the CPU time of the bearer routes through
+   * garbage collection (docs/performance.md), while a proxy's keep-alive connections are few.
+   */
+  private readonly sockets = new Set<Socket>();
   private draining = false;
 
   get isDraining(): boolean {
     return this.draining;
   }
 
-  /**
-   * Tracks every request, ahead of the application, so that an answer given at once is seen too.
-   * One shared close listener, no closure per request: this runs on every request.
-   */
   attach(server: Server): void {
     this.server = server;
-    const inFlight = this.inFlight;
-    const isDraining = (): boolean => this.draining;
-    // An answer whose headers left before the signal kept its connection: close it once idle.
-    const closeIdle = (): void => server.closeIdleConnections();
-    function answered(this: ServerResponse<IncomingMessage>): void {
-      inFlight.delete(this);
-      if (isDraining()) setImmediate(closeIdle);
-    }
-    server.prependListener('request', (_req: IncomingMessage, res: ServerResponse<IncomingMessage>) => {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    // A request that arrives on a kept connection while draining is answered and its connection closed.
+    server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
       if (this.draining) res.shouldKeepAlive = false;
-      inFlight.add(res);
-      res.on('close', answered);
     });
   }
 
@@ -52,22 +49,40 @@ export class Drain implements BeforeApplicationShutdown {
     const server = this.server;
     if (!server || this.draining) return;
     this.draining = true;
-    for (const res of this.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    const inFlight = this.inFlight();
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     server.closeIdleConnections();
-    this.logger.log({ inFlight: this.inFlight.size }, 'draining');
+    // An answer whose headers left before the signal keeps its connection: closed once idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    this.logger.log({ inFlight: inFlight.length }, 'draining');
     const limit = new Promise<'limit'>((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS, 'limit').unref());
     // A console request may still call the API at AUTH_INTERNAL_URL, often this very process (the
     // compose file's localhost:3000), so the listener stays open until those in flight now are
     // answered. No other request needs a new connection to finish: without them the listener
     // closes at once, and a proxy retries a refused connection on another instance.
-    const consoleCalls = [...this.inFlight].filter((res) => res.req.url?.startsWith('/api/'));
+    const consoleCalls = inFlight.filter((res) => res.req.url?.startsWith('/api/'));
     await Promise.race([Promise.all(consoleCalls.map((res) => closed(res))), limit]);
     const drained = new Promise<'drained'>((resolve) => server.close(() => resolve('drained')));
     if ((await Promise.race([drained, limit])) === 'limit') {
-      this.logger.warn({ inFlight: this.inFlight.size }, 'drain limit reached; cutting the connections still open');
+      this.logger.warn({ open: this.sockets.size }, 'drain limit reached; cutting the connections still open');
       server.closeAllConnections();
       await drained;
     }
+    clearInterval(sweep);
+  }
+
+  /**
+   * The answers under way: each connection's current response, which Node keeps as
+   * `socket._httpMessage` (what http-terminator and stoppable read too; Node has no public way to
+   * list a server's responses).
+   */
+  private inFlight(): ServerResponse<IncomingMessage>[] {
+    const answers: ServerResponse<IncomingMessage>[] = [];
+    for (const socket of this.sockets) {
+      const res = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+      if (res instanceof ServerResponse && !res.writableFinished) answers.push(res as ServerResponse<IncomingMessage>);
+    }
+    return answers;
   }
 }
 
