@@ -53,7 +53,7 @@ export class Drain implements BeforeApplicationShutdown {
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     server.closeIdleConnections();
     // An answer whose headers left before the signal keeps its connection: closed once idle.
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const sweep = setInterval(() => server.closeIdleConnections(), 50).unref();
     this.logger.log({ inFlight: inFlight.length }, 'draining');
     const limit = new Promise<'limit'>((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS, 'limit').unref());
     // A console request may still call the API at AUTH_INTERNAL_URL, often this very process (the
