@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { PrincipalOf } from '../http/principal';
 import { newSecret } from '../platform/crypto/ids';
+import { decodeJson } from '../platform/redis/decode';
 import { ConsoleApiClient, type ApiMethod, type TokenGrant, type UpstreamResponse } from './console-api.client';
 import { ConsoleSessionEndedError } from './console-session-ended';
 import { ConsoleSessionsStore, type ConsoleSessionState, type StoredConsoleSession } from './console-sessions.store';
@@ -67,7 +68,8 @@ export class ConsoleSessionService {
     const res = await this.callApi(session, 'GET', '/management-auth/current', requestId);
     if (res.status !== 200)
       throw new DependencyUnavailableError('console-api', new Error(`current answered ${res.status}`));
-    const user = parsedJson<{ user?: Partial<ManagementUser> }>(res.body)?.user;
+    // Anything but that JSON (a gateway's HTML page, a cut-off answer) reads as absent: 503, not 500.
+    const user = decodeJson(res.body.toString('utf8'), (v) => v as { user?: Partial<ManagementUser> } | null)?.user;
     if (typeof user?.id !== 'string' || typeof user.email !== 'string')
       throw new DependencyUnavailableError('console-api', new Error('malformed current answer'));
     return { user: { id: user.id, email: user.email, email_verified: user.email_verified === true } };
@@ -170,14 +172,5 @@ export class ConsoleSessionService {
     // Only over the record the refresh started from: a sign-out meanwhile stays signed out.
     if (!(await this.store.replace(current, next, this.ttlSeconds(next, now)))) throw new ConsoleSessionEndedError();
     return next.accessToken;
-  }
-}
-
-/** A JSON body, or undefined for anything else (a gateway's HTML page, a cut-off answer). */
-function parsedJson<T>(body: Buffer): T | undefined {
-  try {
-    return JSON.parse(body.toString('utf8')) as T;
-  } catch {
-    return undefined;
   }
 }

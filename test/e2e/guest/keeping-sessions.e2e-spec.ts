@@ -23,6 +23,16 @@ async function ends(w: GuestWorld, sessionId: string): Promise<{ row: number; li
   return { row: Number(rows[0]?.ms), live, lastUsed: rows[0]?.last_used_at ?? null };
 }
 
+/** A guest whose first rotation Redis then lost (a restart, a failover): the token it answered. */
+async function rotationRedisLost(w: GuestWorld): Promise<{ g: Awaited<ReturnType<typeof guest>>; answered: string }> {
+  const g = await guest(w);
+  const answered = (await refresh(w, g.refresh).expect(200)).body.refresh_token as string;
+  // Redis comes back without that rotation: the session as it was before it.
+  await w.t.redis.hset(`s:{${g.sessionId}}`, 'gen', '0');
+  await w.t.redis.hdel(`s:{${g.sessionId}}`, 'rat');
+  return { g, answered };
+}
+
 describe('idempotent rotation (contract 13)', () => {
   let w: GuestWorld;
   beforeAll(async () => {
@@ -61,11 +71,7 @@ describe('idempotent rotation (contract 13)', () => {
   });
 
   it('a rotation Redis lost (a restart, a failover) leaves the token it answered current', async () => {
-    const g = await guest(w);
-    const answered = (await refresh(w, g.refresh).expect(200)).body.refresh_token;
-    // Redis comes back without that rotation: the session as it was before it.
-    await w.t.redis.hset(`s:{${g.sessionId}}`, 'gen', '0');
-    await w.t.redis.hdel(`s:{${g.sessionId}}`, 'rat');
+    const { g, answered } = await rotationRedisLost(w);
     const next = await refresh(w, answered).expect(200);
     expect(next.body.session_id).toBe(g.sessionId);
     expect(await w.t.redis.hget(`s:{${g.sessionId}}`, 'gen')).toBe('2');
@@ -75,9 +81,7 @@ describe('idempotent rotation (contract 13)', () => {
   });
 
   it('after a rotation Redis lost, the token it answered also signs the player out (RFC 7009)', async () => {
-    const g = await guest(w);
-    const answered = (await refresh(w, g.refresh).expect(200)).body.refresh_token;
-    await w.t.redis.hset(`s:{${g.sessionId}}`, 'gen', '0');
+    const { g, answered } = await rotationRedisLost(w);
     await w.t.auth().post('/t/acme/revoke').type('form').send({ token: answered, client_id: 'cli_game' }).expect(200);
     expect(await w.t.redis.exists(`s:{${g.sessionId}}`)).toBe(0);
   });

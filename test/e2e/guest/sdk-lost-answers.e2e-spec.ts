@@ -23,6 +23,23 @@ function nativeClient(w: GuestWorld, storage: MemorySecureStorage, through: type
   });
 }
 
+/**
+ * A fetch whose next call to a path ending in `suffix` (once `next` is set) reaches the service,
+ * which acts on it, and then fails as a dropped connection would: the answer never arrives.
+ */
+function droppingAnswers(suffix: string): { next: boolean; fetch: typeof fetch } {
+  const state = {
+    next: false,
+    fetch: (async (url: string, init: RequestInit) => {
+      const res = await fetch(url, init);
+      if (!state.next || !url.endsWith(suffix)) return res;
+      state.next = false;
+      throw new TypeError('network connection lost');
+    }) as typeof fetch,
+  };
+  return state;
+}
+
 describe('the SDK after an answer lost on the way back', () => {
   let w: GuestWorld;
   beforeAll(async () => {
@@ -63,14 +80,9 @@ describe('the SDK after an answer lost on the way back', () => {
   });
 
   it('creates the guest in a fresh flow when the answer that claimed the first one was lost', async () => {
-    let drop = true;
-    const flaky = (async (url: string, init: RequestInit) => {
-      const res = await fetch(url, init);
-      if (!drop || !url.endsWith('/guest')) return res;
-      drop = false;
-      throw new TypeError('network connection lost');
-    }) as typeof fetch;
-    const c = nativeClient(w, new MemorySecureStorage(), flaky);
+    const dropped = droppingAnswers('/guest');
+    dropped.next = true;
+    const c = nativeClient(w, new MemorySecureStorage(), dropped.fetch);
     const first = c.browserFlowId;
     await expect(c.createGuest()).rejects.toMatchObject({ status: 0, code: 'network_error' });
     // The service created a guest and claimed the flow for a cookie the client never received.
@@ -86,19 +98,13 @@ describe('the SDK after an answer lost on the way back', () => {
   });
 
   it('resolves an upgrade whose answer was lost with the replacement session the service made', async () => {
-    let drop = false;
-    const flaky = (async (url: string, init: RequestInit) => {
-      const res = await fetch(url, init);
-      if (!drop || !url.endsWith('/guest/upgrade')) return res;
-      drop = false;
-      throw new TypeError('network connection lost');
-    }) as typeof fetch;
+    const dropped = droppingAnswers('/guest/upgrade');
     const storage = new MemorySecureStorage();
-    const c = nativeClient(w, storage, flaky);
+    const c = nativeClient(w, storage, dropped.fetch);
     const created = await c.createGuest();
     await c.createLinkingIntent();
     const proof = await emailProof(w, c, 'lost-upgrade@example.com');
-    drop = true;
+    dropped.next = true;
     const upgraded = await c.upgrade(proof);
     expect(upgraded).toMatchObject({
       user_id: created.user_id,
