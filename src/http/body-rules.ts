@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { errorBody } from '../errors/app-error';
+import { AppError, errorBody } from '../errors/app-error';
 
 export const BODY_LIMIT = '16kb';
 
@@ -37,6 +37,19 @@ function hasPrototypeKey(body: object): boolean {
 }
 
 /**
+ * A parser's refusal as the contract's answer. Passed on as it is, Nest turns a JSON syntax error
+ * into a 400 quoting the parser's message (a piece of the body, in V8's words), and a refusal
+ * without a `type` (a gzip, deflate or br body that does not inflate) or one with a type nothing
+ * knows (more form fields than `parameterLimit`) into a logged 500. The parsers' 5xx stay errors.
+ */
+function parserRefusal(err: unknown): unknown {
+  const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500) return err;
+  if (type === 'entity.too.large') return new AppError('payload_too_large');
+  return new AppError('invalid_request', 'The request body is not valid.');
+}
+
+/**
  * Bodies: at most 16 KiB (413), JSON everywhere, form-encoding only where OAuth needs it, and a
  * JSON body must be an object (strict shapes are then enforced by the DTOs). One middleware that a
  * request without a body passes straight through: most requests are GETs.
@@ -58,7 +71,7 @@ export function bodyRules(): (req: Request, res: Response, next: NextFunction) =
           : undefined;
     if (!parser) return refuse(res, 'Content-Type must be application/json.');
     parser(req, res, (err?: unknown) => {
-      if (err) return next(err);
+      if (err) return next(parserRefusal(err));
       const body: unknown = req.body;
       const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
       if (body === undefined || (isObject && !hasPrototypeKey(body))) return next();

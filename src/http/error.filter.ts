@@ -53,15 +53,6 @@ export class ErrorFilter implements ExceptionFilter {
       const code = HTTP_STATUS_CODES[status];
       if (code) return new AppError(code, status === 400 ? validationMessage(exception) : undefined);
     }
-    const bodyParserType = (exception as { type?: unknown })?.type;
-    if (bodyParserType === 'entity.too.large') return new AppError('payload_too_large');
-    if (
-      bodyParserType === 'entity.parse.failed' ||
-      bodyParserType === 'encoding.unsupported' ||
-      bodyParserType === 'charset.unsupported'
-    ) {
-      return new AppError('invalid_request', 'The request body is not valid.');
-    }
     const dependency = dependencyOf(exception);
     if (dependency) {
       this.logger.warn({ dependency, err: describe(exception), path: loggedPath(req.path) }, 'dependency unavailable');

@@ -1,4 +1,5 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
+import { gzipSync } from 'node:zlib';
+import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 import request from 'supertest';
 
 describe('the edge: hosts, request ids, bodies, health', () => {
@@ -66,6 +67,41 @@ describe('the edge: hosts, request ids, bodies, health', () => {
       .send('{"session_id":')
       .expect(400);
     expect(bad.body.error).toBe('invalid_request');
+  });
+
+  it('answers every body the parsers refuse with a 4xx that quotes nothing of it', async () => {
+    const refused = { error: 'invalid_request', error_description: 'The request body is not valid.' };
+    const post = (path: string) => t.auth().post(path).set('Authorization', consoleBasic(t));
+    // More form fields than the parser reads: no strict shape has that many.
+    const manyFields = await post('/management-auth/token')
+      .type('form')
+      .send(Array.from({ length: 25 }, (_, i) => `f${i}=1`).join('&'));
+    expect([manyFields.status, manyFields.body]).toEqual([400, refused]);
+    // A body that says it is compressed and does not inflate.
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const corrupt = await post('/management-auth/revoke-session')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('{"session_id":"ses_AAAAAAAAAAAAAAAAAAAAAA"}');
+      expect([encoding, corrupt.status, corrupt.body]).toEqual([encoding, 400, refused]);
+    }
+    // The parser's message would quote the body back and name the parser.
+    const syntax = await post('/management-auth/revoke-session')
+      .set('Content-Type', 'application/json')
+      .send('{"session_id": ses_AAAA}');
+    expect([syntax.status, syntax.body]).toEqual([400, refused]);
+    // What does inflate is read, and held to the limit once inflated.
+    const gzipped = (body: unknown) =>
+      post('/management-auth/revoke-session')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        // As it is: superagent would serialise a Buffer as JSON.
+        .serialize((b: Buffer) => b as unknown as string)
+        .send(gzipSync(JSON.stringify(body)));
+    const small = await gzipped({ session_id: 'ses_AAAAAAAAAAAAAAAAAAAAAA' });
+    expect([small.status, small.body]).toEqual([200, { revoked: false }]);
+    const large = await gzipped({ session_id: 'x'.repeat(17 * 1024) });
+    expect([large.status, large.body.error]).toEqual([413, 'payload_too_large']);
   });
 
   it('reports liveness and readiness on every host', async () => {
