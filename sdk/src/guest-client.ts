@@ -125,6 +125,15 @@ function unreadableAnswer(): GuestApiError {
   return new GuestApiError(0, 'network_error', 'The answer arrived incomplete or unreadable.');
 }
 
+/** The proof (or the `error`) a sign-in redirect back to the game carries in its query. */
+function redirectResult(redirectedTo: string, failure: string): Proof {
+  const q = new URL(redirectedTo).searchParams;
+  const proofId = q.get('proof_id');
+  const expiresIn = Number(q.get('expires_in'));
+  if (proofId && Number.isInteger(expiresIn) && expiresIn > 0) return { proof_id: proofId, expires_in: expiresIn };
+  throw new GuestApiError(0, q.get('error') ?? 'invalid_redirect', failure);
+}
+
 /** Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory. */
 function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
   const local = given ?? (globalThis as { localStorage?: LeaseStorage }).localStorage;
@@ -240,15 +249,7 @@ export class GuestClient {
    * HttpOnly cookie; a page should still take it off its address at once (`history.replaceState`).
    */
   static chatRedirectResult(redirectedTo: string): Proof {
-    const q = new URL(redirectedTo).searchParams;
-    const proofId = q.get('proof_id');
-    const expiresIn = Number(q.get('expires_in'));
-    if (proofId && Number.isInteger(expiresIn) && expiresIn > 0) return { proof_id: proofId, expires_in: expiresIn };
-    throw new GuestApiError(
-      0,
-      q.get('error') ?? 'invalid_redirect',
-      'The chat platform sign-in did not produce a proof.',
-    );
+    return redirectResult(redirectedTo, 'The chat platform sign-in did not produce a proof.');
   }
 
   /** The URL a top-level navigation opens to sign in at an OpenID Connect provider (`GET providers/{id}/start`). */
@@ -285,7 +286,7 @@ export class GuestClient {
 
   /** Reads the provider callback's redirect to the game: a proof, or a GuestApiError with `error`. */
   static providerRedirectResult(redirectedTo: string): Proof {
-    return GuestClient.chatRedirectResult(redirectedTo);
+    return redirectResult(redirectedTo, 'The identity provider sign-in did not produce a proof.');
   }
 
   /** A full account's linking intent (`POST me/linking-intent`), before `linkIdentity`. */
@@ -418,9 +419,12 @@ export class GuestClient {
     return withRetry(call, (err) => (err instanceof GuestApiError ? err : null), this.retry);
   }
 
-  /** The access token for a call that needs one; a dead session sends none and is refused. */
+  /**
+   * The access token for a call that needs one; a dead session sends none and is refused. A client
+   * that holds nothing yet (a page just back from the chat platform or a provider) proves the
+   * stored session first, or its upgrade would go without a bearer.
+   */
   private async bearer(): Promise<string | undefined> {
-    if (!this.keeper.session) return undefined;
     return this.getAccessToken().catch(() => this.accessToken ?? undefined);
   }
 

@@ -41,6 +41,7 @@ interface Call {
 /** The service and the browser's cookie store: the cookie rotates with every refresh. */
 class CookieService {
   readonly calls: Call[] = [];
+  readonly bearers: { path: string; authorization: string | null }[] = [];
   cookie: string | null = null;
   private serial = 0;
   refuse: 'invalid_grant' | null = null;
@@ -51,6 +52,7 @@ class CookieService {
     const path = new URL(url).pathname.replace('/t/acme/', '');
     const body = init?.body ? (JSON.parse(init.body) as Record<string, string>) : {};
     this.calls.push({ path, body, credentials: init?.credentials, cookie: this.cookie });
+    this.bearers.push({ path, authorization: new Headers(init?.headers).get('Authorization') });
     await new Promise((r) => setTimeout(r, 5));
     if (path === 'revoke') {
       this.cookie = null;
@@ -230,6 +232,19 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
       expect(page.getItem(MARKER)).toBeNull();
       expect(c.userId).toBeNull();
     }
+  });
+
+  it('sends the session’s bearer from a page just back from a redirect, before it held any token', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    const before = tab(service, page);
+    await before.createGuest();
+    // Back from the provider or the chat platform: a new page, the same flow, the cookie in place.
+    const after = tab(service, page, { browserFlowId: before.browserFlowId });
+    await after.createLinkingIntent();
+    await after.upgrade('prf_x');
+    const bearers = service.bearers.filter((c) => c.path.startsWith('guest/')).map((c) => c.authorization);
+    expect(bearers).toEqual([expect.stringMatching(/^Bearer \S+/), expect.stringMatching(/^Bearer \S+/)]);
   });
 
   it('sees another tab’s sign-out: the shared session id is gone', async () => {

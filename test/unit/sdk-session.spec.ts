@@ -612,3 +612,25 @@ describe('storage and locks', () => {
     expect(err).toMatchObject({ status: 0, code: 'network_error' });
   });
 });
+
+describe('the redirect back to the game', () => {
+  it('reads the proof, and names the sign-in that failed when there is none', () => {
+    const back = 'https://play.example/auth';
+    expect(GuestClient.providerRedirectResult(`${back}?proof_id=prf_1&expires_in=300`)).toEqual({
+      proof_id: 'prf_1',
+      expires_in: 300,
+    });
+    expect(() => GuestClient.providerRedirectResult(`${back}?error=access_denied`)).toThrow(
+      expect.objectContaining({
+        code: 'access_denied',
+        description: 'The identity provider sign-in did not produce a proof.',
+      }),
+    );
+    expect(() => GuestClient.chatRedirectResult(back)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_redirect',
+        description: 'The chat platform sign-in did not produce a proof.',
+      }),
+    );
+  });
+});
