@@ -11,13 +11,20 @@ export interface CookieJar {
   get(name: string): string | undefined;
 }
 
-/** A process-memory jar: name=value pairs, an expired (Max-Age=0) cookie removed. */
+/**
+ * A process-memory jar: name=value pairs, each until its Max-Age runs out (Max-Age=0 removes it
+ * at once). Every flow leaves a cookie of its own, so a native process that lives for days would
+ * otherwise send a growing `Cookie` header until the service refused it.
+ */
 export class MemoryCookieJar implements CookieJar {
-  private readonly cookies = new Map<string, string>();
+  private readonly cookies = new Map<string, { value: string; expiresAt: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   header(): string | undefined {
+    this.dropExpired();
     if (this.cookies.size === 0) return undefined;
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    return [...this.cookies].map(([name, { value }]) => `${name}=${value}`).join('; ');
   }
 
   store(setCookies: readonly string[]): void {
@@ -26,13 +33,20 @@ export class MemoryCookieJar implements CookieJar {
       const eq = pair.indexOf('=');
       if (eq <= 0) continue;
       const name = pair.slice(0, eq).trim();
-      const expired = attributes.some((a) => /^\s*max-age\s*=\s*0\s*$/i.test(a));
-      if (expired) this.cookies.delete(name);
-      else this.cookies.set(name, pair.slice(eq + 1).trim());
+      const maxAge = attributes.map((a) => /^\s*max-age\s*=\s*(-?\d+)\s*$/i.exec(a)?.[1]).find((v) => v !== undefined);
+      const expiresAt = maxAge === undefined ? Infinity : this.now() + Number(maxAge) * 1000;
+      if (expiresAt <= this.now()) this.cookies.delete(name);
+      else this.cookies.set(name, { value: pair.slice(eq + 1).trim(), expiresAt });
     }
   }
 
   get(name: string): string | undefined {
-    return this.cookies.get(name);
+    this.dropExpired();
+    return this.cookies.get(name)?.value;
+  }
+
+  private dropExpired(): void {
+    const now = this.now();
+    for (const [name, { expiresAt }] of this.cookies) if (expiresAt <= now) this.cookies.delete(name);
   }
 }

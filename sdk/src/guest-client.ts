@@ -141,6 +141,7 @@ function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
 }
 
 export class GuestClient {
+  private readonly tenantBase: string;
   private flowId: string;
   /** The flow a call was last answered in: its cookie was this client's. */
   private answeredFlow: string | null = null;
@@ -150,6 +151,8 @@ export class GuestClient {
   private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: GuestClientOptions) {
+    // `https://auth.example/` is how an origin is often pasted; `//t/...` would be a 404 on every call.
+    this.tenantBase = `${opts.baseUrl.replace(/\/+$/, '')}/t/${opts.tenantId}`;
     this.flowId = opts.browserFlowId ?? newBrowserFlowId();
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.cookieMode = (opts.refreshTokenIn ?? (opts.storage || opts.cookies ? 'storage' : 'cookie')) === 'cookie';
@@ -230,7 +233,7 @@ export class GuestClient {
   /** The URL a top-level navigation opens to prove a chat-platform account (`GET chat/start`). */
   chatStartUrl(): string {
     const q = new URLSearchParams(this.flowBody());
-    return `${this.opts.baseUrl}/t/${this.opts.tenantId}/chat/start?${q.toString()}`;
+    return `${this.tenantBase}/chat/start?${q.toString()}`;
   }
 
   /**
@@ -255,7 +258,7 @@ export class GuestClient {
   /** The URL a top-level navigation opens to sign in at an OpenID Connect provider (`GET providers/{id}/start`). */
   providerStartUrl(providerId: string): string {
     const q = new URLSearchParams(this.flowBody());
-    return `${this.opts.baseUrl}/t/${this.opts.tenantId}/providers/${encodeURIComponent(providerId)}/start?${q.toString()}`;
+    return `${this.tenantBase}/providers/${encodeURIComponent(providerId)}/start?${q.toString()}`;
   }
 
   /** The provider's authorize URL for a page that opens it in a popup or a redirect (`POST providers/{id}/start`). */
@@ -477,7 +480,7 @@ export class GuestClient {
     const cookie = jar?.header();
     if (cookie !== undefined) headers.Cookie = cookie;
     const { res, json } = await this.exchange(
-      `${this.opts.baseUrl}/t/${this.opts.tenantId}/${path}`,
+      `${this.tenantBase}/${path}`,
       {
         method,
         headers,

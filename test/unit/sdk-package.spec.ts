@@ -57,6 +57,17 @@ describe('the SDK package (contract section 11)', () => {
     expect(jar.get('__Host-svc_flow_a')).toBe('one');
   });
 
+  it('lets a cookie go when its Max-Age runs out, so a long-lived process sends no stale flows', () => {
+    let now = 1_000_000;
+    const jar = new MemoryCookieJar(() => now);
+    jar.store(['__Host-svc_flow_a=one; Max-Age=3600; Path=/', '__Host-svc_flow_b=two; Max-Age=7200; Path=/']);
+    now += 3_600_000;
+    expect(jar.header()).toBe('__Host-svc_flow_b=two');
+    expect(jar.get('__Host-svc_flow_a')).toBeUndefined();
+    now += 3_600_000;
+    expect(jar.header()).toBeUndefined();
+  });
+
   it('adapts Web Storage as the browser’s SecureStorage', async () => {
     const backing = new Map<string, string>();
     const storage = webStorage({

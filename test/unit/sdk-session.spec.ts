@@ -634,3 +634,20 @@ describe('the redirect back to the game', () => {
     );
   });
 });
+
+describe('the service origin as given', () => {
+  it('takes an AUTH_ORIGIN pasted with a trailing slash', async () => {
+    const urls: string[] = [];
+    const service = new FakeService(() => json(201, { ...tokens(), user_id: 'usr_1' }));
+    const c = client(service, {
+      baseUrl: 'https://auth.example/',
+      fetch: ((url: string, init?: RequestInit & { body?: string }) => {
+        urls.push(url);
+        return service.fetch(url, init);
+      }) as unknown as typeof fetch,
+    });
+    await c.createGuest();
+    expect(urls).toEqual(['https://auth.example/t/acme/guest']);
+    expect(c.providerStartUrl('apple')).toMatch(/^https:\/\/auth\.example\/t\/acme\/providers\/apple\/start\?/);
+  });
+});
