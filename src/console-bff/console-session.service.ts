@@ -92,13 +92,16 @@ export class ConsoleSessionService {
       throw new ConsoleSessionEndedError();
     const accessToken = await this.accessToken(session);
     const res = await this.api.request(method, path, accessToken, requestId, body);
+    // Lines about the call name its path without the query, as request lines do: a player search
+    // carries the address it looks for (`users?q=`), and logs hold no address.
+    const logged = path.split('?')[0];
     if (res.status === 401) {
       await this.store.destroy(session.sessionHandle);
-      this.logger.warn({ path }, 'API refused the console bearer; console session dropped');
+      this.logger.warn({ path: logged }, 'API refused the console bearer; console session dropped');
       throw new ConsoleSessionEndedError();
     }
     if (res.status >= 500 || res.status === 408 || res.status === 429)
-      throw new DependencyUnavailableError('console-api', new Error(`${path} answered ${res.status}`));
+      throw new DependencyUnavailableError('console-api', new Error(`${logged} answered ${res.status}`));
     return res;
   }
 
