@@ -175,6 +175,19 @@ describe('POST /t/{tenantId}/guest', () => {
       expect((await w.t.redisKeys()).filter((k) => k.includes(id))).toEqual([]);
     });
 
+    it('refuses to refresh a session once its client lost offline_access (400 unauthorized_client)', async () => {
+      const created = await post('acme', { client_id: clientId, browser_flow_id: flowId() }).expect(201);
+      // Contract 10: without offline_access nothing refreshes; a session begun before the change
+      // must not outlive its access token through the refresh token it was given then.
+      await w.t.pg.query(`UPDATE clients SET scopes = '{openid}' WHERE id = $1`, [clientId]);
+      const res = await w.t
+        .auth()
+        .post('/t/acme/token')
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: created.body.refresh_token, client_id: clientId });
+      expect([res.status, res.body.error, res.body.access_token]).toEqual([400, 'unauthorized_client', undefined]);
+    });
+
     it('issues what the row allows now when its scopes changed since', async () => {
       await w.t.pg.query(`UPDATE clients SET scopes = '{openid}' WHERE id = $1`, [clientId]);
       const res = await post('acme', { client_id: clientId, browser_flow_id: flowId() }).expect(201);

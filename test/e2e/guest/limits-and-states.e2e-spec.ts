@@ -1,4 +1,5 @@
 import { GuestApiError } from '../../../sdk/src/guest-client';
+import { admin } from '../../support/admin-cli';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 const status = (p: Promise<unknown>): Promise<number | string> =>
@@ -58,6 +59,32 @@ describe('guest abuse limits (spec 8) and account states', () => {
     await c.createLinkingIntent();
     await c.upgrade(await emailProof(w, c, 'once-only@example.com'));
     expect(await status(c.createLinkingIntent())).toBe('400 invalid_proof');
+  });
+
+  it('a proof of an account deactivated after the proof was issued signs nobody in (400 invalid_proof)', async () => {
+    const owner = w.client();
+    const created = await owner.createGuest();
+    await owner.createLinkingIntent();
+    await owner.upgrade(await emailProof(w, owner, 'deactivated-later@example.com'));
+    // Another browser proves the address while the account is still active…
+    const c = w.client();
+    await c.createGuest();
+    const proof = await emailProof(w, c, 'deactivated-later@example.com');
+    // …then an operator deactivates the account (contract 12) before the proof is used.
+    expect((await admin(w.t.env, 'user', 'deactivate', '--tenant', 'acme', '--id', created.user_id)).status).toBe(0);
+    const res = await w.t
+      .auth()
+      .post('/t/acme/sign-in')
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proof });
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_proof' });
+    // No session of the deactivated account was started, not even its row.
+    const started = await w.t.pg.query(
+      `SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE u.id = $1 AND s.created_at > u.deactivated_at`,
+      [created.user_id],
+    );
+    expect(started.rows).toEqual([{ n: 0 }]);
   });
 
   it('a deactivated tenant stops guest creation and token refresh at once', async () => {

@@ -213,6 +213,23 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(owners.rows).toEqual([{ user_id: c.userId }]);
   });
 
+  it('refuses another guest’s upgrade proof at the linking intent even in the same browser flow, and leaves it to its guest', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    // A second guest of the same browser flow (its cookie, its client, its tenant): only the user
+    // and session the proof was issued to may present it.
+    const flow = inFlow(c);
+    const second = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as { access_token: string };
+    const taken = await flow.post(
+      'guest/linking-intent',
+      { client_id: 'cli_game', upgrade_proof_id: created.upgrade_proof.proof_id },
+      second.access_token,
+    );
+    expect({ status: taken.status, error: taken.body.error }).toEqual({ status: 400, error: 'invalid_proof' });
+    // Not consumed by that attempt: its own guest still presents it.
+    expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe(200);
+  });
+
   it('consumes the intent even when the upgrade is refused (409): the intent cannot be replayed', async () => {
     const owner = await guestWithIntent();
     await owner.upgrade(await emailProof(w, owner, 'intent-once@example.com'));

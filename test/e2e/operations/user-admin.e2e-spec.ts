@@ -99,6 +99,29 @@ describe('user administration (contract 12)', () => {
     expect(created).toEqual({ created: false });
   });
 
+  it('an authorization code issued before a deactivation that reached only PostgreSQL yields no token', async () => {
+    const t = w.t;
+    const email = 'half-deactivated@studio.example';
+    await addMember(t, 'studio', email, 'viewer');
+    const flow = await startFlow(t);
+    const code = await confirmCode(t, flow, email, await requestCode(t, flow, email));
+    // Step 1 of a deactivation committed, and its Redis step failed (user-deactivation.ts): from
+    // here no code exchange may pass its user check, whatever Redis still says.
+    await t.pg.query(
+      `UPDATE users SET status = 'deactivated', deactivated_at = now()
+        WHERE id = (SELECT user_id FROM identities WHERE tenant_id = 'control-plane' AND provider_subject = $1)`,
+      [email],
+    );
+    const res = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: callbackUri(t),
+      code_verifier: flow.pkce.verifier,
+    });
+    expect([res.status, res.body.error, res.body.access_token]).toEqual([400, 'invalid_grant', undefined]);
+    expect((await run('session', 'list', '--email', email)).out).toEqual({ sessions: [] });
+  });
+
   it('sign-ins racing user deactivate leave no working token behind', async () => {
     const t = w.t;
     const email = 'racer@studio.example';
