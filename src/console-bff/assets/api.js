@@ -16,6 +16,12 @@ export class ApiError extends Error {
 export const SESSION_ENDED = 'console:session-ended';
 
 /**
+ * Fired when the signed-in person's roles may have changed (a 403, or a change of their own
+ * membership): the page reads its tenants again, so it offers only what the role now allows.
+ */
+export const ROLES_CHANGED = 'console:roles-changed';
+
+/**
  * `api('/api/...', {method, body})` resolves with the parsed JSON body (null for 204) or rejects
  * with an ApiError (status 0 when the network failed).
  */
@@ -35,6 +41,7 @@ export async function api(path, { method = 'GET', body } = {}) {
   }
   const data = res.status === 204 ? null : await res.json().catch(() => null);
   if (res.status === 401 && path !== '/api/auth/current') window.dispatchEvent(new Event(SESSION_ENDED));
+  if (res.status === 403) window.dispatchEvent(new Event(ROLES_CHANGED));
   if (!res.ok) throw new ApiError(res.status, data);
   return data;
 }

@@ -1,6 +1,6 @@
 // The audit trail, newest first, 50 a page: a type filter and "older events" paging by next_before.
 import { api, describeError, tenantPath } from './api.js';
-import { Alert, Component, Table, html, keep, when } from './ui.js';
+import { Alert, Component, Table, html, keep, keepFocus, when } from './ui.js';
 
 function query(type, before) {
   const params = new URLSearchParams();
@@ -18,6 +18,7 @@ export class AuditView extends Component {
   }
 
   load(type, before) {
+    const back = keepFocus();
     this.setState({ busy: true, error: null });
     api(tenantPath(this.props.tenant.id, `/audit${query(type, before)}`))
       .then(
@@ -29,7 +30,7 @@ export class AuditView extends Component {
           }),
         (err) => this.setState({ error: describeError(err) }),
       )
-      .finally(() => this.setState({ busy: false }));
+      .finally(() => this.setState({ busy: false }, back));
   }
 
   filter = (e) => {

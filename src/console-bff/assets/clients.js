@@ -2,7 +2,7 @@
 // The rules on URIs (https outside loopback, no fragment, no userinfo) are the server's: the page
 // sends what was typed and shows the server's error_description.
 import { api, describeError, segment, tenantPath } from './api.js';
-import { Alert, Component, Notice, Table, can, html, lines, words } from './ui.js';
+import { Alert, Component, Confirm, Notice, Table, can, html, keepFocus, lines, words } from './ui.js';
 
 const TYPES = ['browser', 'native', 'confidential'];
 
@@ -50,7 +50,13 @@ class ClientForm extends Component {
   }
 
   componentDidMount() {
+    this.restore = keepFocus(this.nameInput);
     this.nameInput.focus();
+  }
+
+  // Saved or cancelled, focus goes back to the button that opened the form (or the heading).
+  componentWillUnmount() {
+    queueMicrotask(this.restore);
   }
 
   field(key) {
@@ -69,8 +75,9 @@ class ClientForm extends Component {
     } else {
       request = { method: 'POST', body };
     }
+    const back = keepFocus();
     this.setState({ busy: true, error: null });
-    onSave(request).catch((err) => this.setState({ busy: false, error: describeError(err) }));
+    onSave(request).catch((err) => this.setState({ busy: false, error: describeError(err) }, back));
   };
 
   render({ client, onCancel }, { form, error, busy }) {
@@ -117,7 +124,7 @@ class ClientForm extends Component {
 }
 
 export class ClientsView extends Component {
-  state = { clients: null, error: null, notice: null, editing: null, creating: false, busy: null };
+  state = { clients: null, error: null, notice: null, editing: null, creating: false, busy: null, disabling: null };
 
   componentDidMount() {
     this.load();
@@ -152,13 +159,28 @@ export class ClientsView extends Component {
   }
 
   toggle(client) {
+    // A confirmation returns focus itself, to the button that asked.
+    const back = this.state.disabling ? undefined : keepFocus();
     this.setState({ busy: client.client_id, error: null, notice: null });
     api(this.path(segment(client.client_id)), { method: 'PATCH', body: { enabled: !client.enabled } })
       .then((body) =>
         this.reloadThen({ notice: `${body.client.name} is ${body.client.enabled ? 'enabled' : 'disabled'}.` }),
       )
       .catch((err) => this.setState({ error: describeError(err) }))
-      .finally(() => this.setState({ busy: null }));
+      .finally(() => this.setState({ busy: null, disabling: null }, back));
+  }
+
+  /** Disabling stops every game using the client, so it asks first; enabling does not. */
+  confirmDisable(client) {
+    return html`<${Confirm}
+      id="confirm-disable"
+      question=${`Disable ${client.name}?`}
+      detail=${`Games using ${client.client_id} can no longer sign players in with it until it is enabled again.`}
+      action="Disable the client"
+      busy=${this.state.busy === client.client_id}
+      onConfirm=${() => this.toggle(client)}
+      onCancel=${() => this.setState({ disabling: null })}
+    />`;
   }
 
   actions(client) {
@@ -177,7 +199,8 @@ export class ClientsView extends Component {
         class=${client.enabled ? 'danger' : 'secondary'}
         disabled=${busy}
         aria-label=${`${client.enabled ? 'Disable' : 'Enable'} ${client.name}`}
-        onClick=${() => this.toggle(client)}
+        onClick=${() =>
+          client.enabled ? this.setState({ disabling: client, error: null, notice: null }) : this.toggle(client)}
       >
         ${client.enabled ? 'Disable' : 'Enable'}
       </button>
@@ -221,7 +244,7 @@ export class ClientsView extends Component {
     />`;
   }
 
-  render({ tenant }, { clients, error, notice, creating }) {
+  render({ tenant }, { clients, error, notice, creating, disabling }) {
     const writer = can(tenant.role, 'write');
     const start = () => this.setState({ creating: true, editing: null, notice: null });
     return html`<section aria-labelledby="clients-title">
@@ -232,7 +255,7 @@ export class ClientsView extends Component {
       ${writer ? null : html`<p class="muted">Your role (${tenant.role}) can read clients but not change them.</p>`}
       <${Alert} message=${error} />
       <${Notice} message=${notice} />
-      ${this.form()}
+      ${this.form()} ${disabling ? this.confirmDisable(disabling) : null}
       ${clients ? this.table(clients, writer) : error ? null : html`<p class="muted">Loading clients…</p>`}
     </section>`;
   }

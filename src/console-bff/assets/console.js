@@ -3,7 +3,7 @@
 // everything comes from same-origin /api/* calls that the browser authenticates with the
 // HttpOnly session cookie.
 import { render } from './preact.mjs';
-import { ApiError, SESSION_ENDED, api } from './api.js';
+import { ApiError, ROLES_CHANGED, SESSION_ENDED, api } from './api.js';
 import { AuditView } from './audit.js';
 import { ClientsView } from './clients.js';
 import { DashboardView } from './dashboard.js';
@@ -99,14 +99,26 @@ class App extends Component {
   componentDidMount() {
     this.onHash = () => this.setState({ route: parseRoute(location.hash) });
     this.onEnded = () => this.setState({ phase: 'signed-out', user: null, tenants: [], error: 'session_ended' });
+    this.onRoles = () => this.reloadTenants();
     window.addEventListener('hashchange', this.onHash);
     window.addEventListener(SESSION_ENDED, this.onEnded);
+    window.addEventListener(ROLES_CHANGED, this.onRoles);
     this.load();
   }
 
   componentWillUnmount() {
     window.removeEventListener('hashchange', this.onHash);
     window.removeEventListener(SESSION_ENDED, this.onEnded);
+    window.removeEventListener(ROLES_CHANGED, this.onRoles);
+  }
+
+  /** The roles as the server now has them; the open view keeps its state and redraws with them. */
+  reloadTenants() {
+    if (this.state.phase !== 'signed-in') return;
+    api('/api/management/tenants').then(
+      ({ tenants }) => this.setState({ tenants }),
+      () => undefined,
+    );
   }
 
   async load() {

@@ -1,7 +1,7 @@
 // Members and their roles: every member reads the list; owners add a person by email with a role
 // (an address already a member gets the new role) and remove members.
-import { api, describeError, segment, tenantPath } from './api.js';
-import { Alert, Component, Confirm, Notice, Table, can, html, keep } from './ui.js';
+import { ROLES_CHANGED, api, describeError, segment, tenantPath } from './api.js';
+import { Alert, Component, Confirm, Notice, Table, can, html, keep, keepFocus } from './ui.js';
 
 const ROLES = [
   ['viewer', 'viewer (reads)'],
@@ -33,18 +33,22 @@ export class MembersView extends Component {
 
   /** Runs a change; resolves true when it worked (the list is reloaded), false when it was refused. */
   run(request, notice) {
+    const back = keepFocus();
     this.setState({ busy: true, error: null, notice: null });
     return request
       .then(() => this.load())
       .then(() => {
         this.setState({ notice, removing: null });
+        // A change of one's own role changes what this page may offer, here and in every view.
+        const me = this.state.members && this.state.members.find((m) => m.user_id === this.props.user.id);
+        if (!me || me.role !== this.props.tenant.role) window.dispatchEvent(new Event(ROLES_CHANGED));
         return true;
       })
       .catch((err) => {
         this.setState({ error: describeError(err) });
         return false;
       })
-      .finally(() => this.setState({ busy: false }));
+      .finally(() => this.setState({ busy: false }, back));
   }
 
   add = (e) => {

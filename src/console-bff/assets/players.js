@@ -1,7 +1,7 @@
 // Players: find one by exact id or email, see identities and sessions, end a session, deactivate,
 // erase. Deactivating and erasing ask first, naming the player.
 import { api, describeError, segment, tenantPath } from './api.js';
-import { Alert, Component, Confirm, Notice, Table, can, html, keep, when } from './ui.js';
+import { Alert, Component, Confirm, Notice, Table, can, html, keep, keepFocus, when } from './ui.js';
 
 /** How a person recognises a player: the first email of their identities, else the id. */
 export function playerName(user) {
@@ -37,13 +37,14 @@ class PlayerSearch extends Component {
 
   find(q) {
     if (!q) return;
+    const back = keepFocus();
     this.setState({ busy: true, error: null, searched: q });
     api(tenantPath(this.props.tenant.id, `/users?q=${encodeURIComponent(q)}`))
       .then(
         (body) => this.setState({ users: body.users }),
         (err) => this.setState({ users: null, error: describeError(err) }),
       )
-      .finally(() => this.setState({ busy: false }));
+      .finally(() => this.setState({ busy: false }, back));
   }
 
   render({ tenant }, { q, users, error, busy }) {
@@ -126,11 +127,13 @@ class PlayerDetail extends Component {
   }
 
   run(request, done) {
+    // A confirmation returns focus itself, to the button that asked.
+    const back = this.state.confirming ? undefined : keepFocus();
     this.setState({ busy: true, error: null, notice: null });
     return request
       .then(done)
       .catch((err) => this.setState({ error: describeError(err) }))
-      .finally(() => this.setState({ busy: false, confirming: null }));
+      .finally(() => this.setState({ busy: false, confirming: null }, back));
   }
 
   endSession(session) {

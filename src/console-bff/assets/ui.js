@@ -75,13 +75,47 @@ export function Table({ labels, rows }) {
 }
 
 /**
+ * Where focus is now, and a function that puts it back once the page has redrawn. Chromium drops
+ * focus to the body when the focused button is disabled for a call or removed with its panel, and
+ * a keyboard or screen-reader user would then start again from the top of the page. The place
+ * goes back only if focus was lost meanwhile; if that button is gone, to the view's heading.
+ */
+export function keepFocus(within) {
+  const place = document.activeElement;
+  // `within`: an element of the view, for when the button that acted is already gone.
+  const section = (place && place !== document.body ? place : within)?.closest('section');
+  const heading = section && section.querySelector('h3');
+  return () => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (!lost) return;
+    const target = place && place !== document.body && place.isConnected && !place.disabled ? place : heading;
+    if (!target || !target.isConnected) return;
+    if (target === heading && !heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+    target.focus();
+  };
+}
+
+/**
  * An inline confirmation that names what it acts on. `busy` disables both buttons while the
  * call runs, so a double click sends one request.
  */
 export class Confirm extends Component {
   // Keyboard and screen-reader users land on the choice; Cancel is first so Enter does not erase.
   componentDidMount() {
+    this.restore = keepFocus(this.cancel);
     this.cancel.focus();
+  }
+
+  // Back to the button that asked (or the view's heading when the change removed it), after the
+  // redraw that removes this panel.
+  componentWillUnmount() {
+    queueMicrotask(this.restore);
+  }
+
+  // A refused change leaves the choice open: the person is put back on it, not on the body.
+  componentDidUpdate(previous) {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (previous.busy && !this.props.busy && lost) this.cancel.focus();
   }
 
   render({ id, question, detail, action, busy, onConfirm, onCancel }) {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import type { GuestClient } from '../../../sdk/src/guest-client';
 import { sessionHandleOf } from '../../../src/console-bff/console-sessions.store';
 import { signInToConsole } from '../../browser/console-sign-in';
 import { SCREENSHOTS, startGameWorld, watchProblems, type GameWorld } from '../../browser/game-world';
-import { addMember } from '../../support/console-fixtures';
+import { addMember, createClient } from '../../support/console-fixtures';
 import { CONSOLE_COOKIE } from '../../support/console-flow';
 import { emailProof, type GuestWorld } from '../../support/guest-fixtures';
 import { eventually } from '../../support/eventually';
@@ -12,6 +12,8 @@ import type { TestApp } from '../../support/test-app';
 
 const OWNER = 'owner@acme-games.example';
 const VIEWER = 'viewer@acme-games.example';
+// An address with no place a line may break, as long as a real one can be.
+const LONG_EMAIL = 'firstname.lastname.producer@acmegames-studio-europe.example';
 
 /**
  * Issue 26 in a real browser: Debian's Chromium driven by playwright-core through the console page
@@ -71,6 +73,15 @@ describe('the console manages a tenant, in Chromium', () => {
     );
   }
 
+  /** What has keyboard focus: a button's accessible name, a heading's text, or "body" when none. */
+  const focused = (page: Page) =>
+    page.evaluate<string>(
+      `(() => {
+        const el = document.activeElement;
+        return !el || el === document.body ? 'body' : el.getAttribute('aria-label') || el.textContent.trim();
+      })()`,
+    );
+
   /** Plays the demo game at `origin` in a fresh browser and returns the status line it settles on. */
   async function playAt(origin: string): Promise<string> {
     const context = await world.browser.newContext();
@@ -124,8 +135,23 @@ describe('the console manages a tenant, in Chromium', () => {
     config.clientId = client.client_id;
     expect(await playAt(game.origin)).toMatch(/^Playing as guest usr_/);
 
+    // Disabling stops every game using the client, so the page asks first, naming it; Cancel
+    // sends nothing and puts the keyboard back on the button.
+    const patches: string[] = [];
+    const onRequest = (r: Request) => void (r.method() === 'PATCH' && patches.push(r.url()));
+    page.on('request', onRequest);
     await page.getByRole('button', { name: 'Disable Moon Dash' }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Disable Moon Dash?' });
+    expect(await ask.textContent()).toContain(`Games using ${client.client_id} can no longer sign players in`);
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await focused(page)).toBe('Disable Moon Dash');
+    expect(patches).toEqual([]);
+    expect(await playAt(game.origin)).toMatch(/^Playing as guest usr_/);
+    await page.getByRole('button', { name: 'Disable Moon Dash' }).click();
+    await ask.getByRole('button', { name: 'Disable the client' }).click();
     await page.getByRole('status').filter({ hasText: 'Moon Dash is disabled.' }).waitFor();
+    page.off('request', onRequest);
     expect(await playAt(game.origin)).toMatch(/^invalid_client/);
     await page.getByRole('button', { name: 'Enable Moon Dash' }).click();
     await page.getByRole('status').filter({ hasText: 'Moon Dash is enabled.' }).waitFor();
@@ -360,5 +386,100 @@ describe('the console manages a tenant, in Chromium', () => {
     await openView(page, 'Members');
     await page.getByRole('cell', { name: OWNER, exact: true }).waitFor();
     await shoot('members');
+  }, 60_000);
+
+  it('keeps keyboard focus in place: a button busy with its call gets it back, a cancelled confirmation returns it to the button that asked, a change that removes the button hands it to the view’s heading', async () => {
+    const { page } = owner;
+    await addMember(t, 'acme', 'leaving@acme-games.example', 'viewer');
+    await openView(page, 'Members');
+    // (Chromium drops focus to the body when the focused button is disabled for the call.)
+    await page.getByLabel('Email', { exact: true }).fill('keyboard@acme-games.example');
+    await page.getByRole('button', { name: 'Add member' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'keyboard@acme-games.example is now viewer.' }).waitFor();
+    await eventually(async () => (await focused(page)) === 'Add member', 2000);
+
+    await page.getByRole('button', { name: 'Remove leaving@acme-games.example' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await focused(page)).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alertdialog').waitFor({ state: 'detached' });
+    expect(await focused(page)).toBe('Remove leaving@acme-games.example');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'leaving@acme-games.example is no longer a member.' }).waitFor();
+    await eventually(async () => (await focused(page)) === 'Members', 2000);
+
+    // Paging the trail from the keyboard: Enter on "Older events" again and again.
+    await t.pg.query(
+      `INSERT INTO audit_events (type, tenant_id, subject, data)
+       SELECT 'session.revoked', 'acme', 'ses_paged_' || g, '{}' FROM generate_series(1, 110) g`,
+    );
+    await openView(page, 'Audit trail');
+    const rows = page.locator('tr.event');
+    await rows.nth(49).waitFor();
+    await page.getByRole('button', { name: 'Older events' }).focus();
+    await page.keyboard.press('Enter');
+    await rows.nth(99).waitFor();
+    await eventually(async () => (await focused(page)) === 'Older events', 2000);
+    await page.keyboard.press('Enter');
+    await rows.nth(149).waitFor();
+  }, 60_000);
+
+  it('offers what the role allows now: an owner who makes themself admin loses the owner controls at once, and a role lowered elsewhere hides the controls with the first refusal', async () => {
+    await addMember(t, 'acme', 'second.owner@acme-games.example', 'owner');
+    const second = await consoleAs('second.owner@acme-games.example');
+    try {
+      const page = second.page;
+      await openView(page, 'Members');
+      await page.getByLabel('Email', { exact: true }).fill('second.owner@acme-games.example');
+      await page.getByLabel('Role', { exact: true }).selectOption('admin');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await page.getByRole('status').filter({ hasText: 'second.owner@acme-games.example is now admin.' }).waitFor();
+      await page.locator('.badge.role', { hasText: 'admin' }).waitFor();
+      await page.getByText('Only owners add and remove members.').waitFor();
+      expect(await page.getByRole('button', { name: /Add member|Remove/ }).count()).toBe(0);
+
+      // Another owner makes this member a viewer; the page learns it from the refusal.
+      await openView(page, 'Clients');
+      await t.pg.query(
+        `UPDATE memberships SET role = 'viewer' WHERE tenant_id = 'acme' AND user_id =
+           (SELECT user_id FROM identities WHERE email = 'second.owner@acme-games.example' AND tenant_id <> 'acme')`,
+      );
+      await page.getByRole('button', { name: 'Disable Star Clicker' }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Disable the client' }).click();
+      await page.getByRole('alert').filter({ hasText: 'The viewer role may not do this' }).waitFor();
+      await page.getByText('Your role (viewer) can read clients but not change them.').waitFor();
+      expect(await page.getByRole('button', { name: /New client|Edit|Disable|Enable/ }).count()).toBe(0);
+      const tabs = await page.getByRole('navigation', { name: 'Tenant' }).getByRole('link').allTextContents();
+      expect(tabs).toEqual(['Dashboard', 'Clients', 'Audit trail', 'Members']);
+    } finally {
+      await second.context.close();
+    }
+  }, 60_000);
+
+  it('fits a long client name and a long address in its notices and confirmations at 390 px', async () => {
+    const { page } = owner;
+    await createClient(t, 'acme', { id: 'cli_long_name', name: 'com.acmegames.moondash.production.android.release' });
+    await addMember(t, 'acme', LONG_EMAIL, 'viewer');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const width = () => page.evaluate<number>('document.documentElement.scrollWidth');
+      await openView(page, 'Clients');
+      await page.getByRole('button', { name: 'Disable com.acmegames.moondash.production.android.release' }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Disable the client' }).click();
+      await page.getByRole('status').filter({ hasText: 'is disabled.' }).waitFor();
+      expect(await width()).toBeLessThanOrEqual(390);
+
+      await openView(page, 'Members');
+      await page.getByRole('button', { name: `Remove ${LONG_EMAIL}` }).click();
+      await page.getByRole('alertdialog').waitFor();
+      expect(await width()).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(SCREENSHOTS, 'console-confirm-390.png'), fullPage: true });
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   }, 60_000);
 });
