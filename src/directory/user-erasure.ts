@@ -49,3 +49,24 @@ export class UserErasure {
     return erased === null ? null : erasure;
   }
 }
+
+/**
+ * Erasures PostgreSQL cut off after their sessions were revoked are finished by `purge`, as asked
+ * (the same `by`): the player cannot ask again, and the account would otherwise keep its addresses
+ * for good. The grace leaves a running erasure alone; the lookback bounds the scan of audit rows
+ * and is far longer than purge's hourly schedule. Redis is reached only when one is found.
+ */
+export async function finishInterruptedErasures(
+  users: UserRecordsRepository,
+  sessions: () => Promise<UserSessionRevoker>,
+  alsoRecord: (tenantId: string, userId: string) => readonly AuditRecord[],
+): Promise<number> {
+  const interrupted = await users.interruptedErasures(15, 7);
+  if (interrupted.length === 0) return 0;
+  const erasure = new UserErasure(await sessions(), users);
+  let finished = 0;
+  for (const { tenantId, userId, by } of interrupted) {
+    if (await erasure.erase(tenantId, userId, by, () => alsoRecord(tenantId, userId))) finished += 1;
+  }
+  return finished;
+}

@@ -43,6 +43,11 @@ export interface SessionRow {
  * member of the tenant in the console (contract 15).
  */
 export type ErasedBy = 'admin' | 'self' | 'console';
+const ERASED_BY: readonly string[] = ['admin', 'self', 'console'] satisfies ErasedBy[];
+function erasedBy(value: string): ErasedBy {
+  if (!ERASED_BY.includes(value)) throw new Error(`unexpected erasure requester ${JSON.stringify(value)}`);
+  return value as ErasedBy;
+}
 
 /** A user's identities as one JSON array, oldest first. */
 const IDENTITIES_OF_U = `(SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
@@ -195,6 +200,33 @@ export class UserRecordsRepository {
       ),
     );
     return rows.length === 1;
+  }
+
+  /**
+   * Erasures whose revocation row (`recordErasureRevocation`) is older than `graceMinutes` (and at
+   * most `lookbackDays`) while the user is still there: PostgreSQL failed after Redis revoked the
+   * sessions, and the player, whose tokens are dead, cannot ask again. A user with a session made or
+   * used after that row played on (the revocation never reached Redis, the answer was 503) and is
+   * not listed: that erasure is for the player to ask again.
+   */
+  async interruptedErasures(
+    graceMinutes: number,
+    lookbackDays: number,
+  ): Promise<Array<{ tenantId: string; userId: string; by: ErasedBy }>> {
+    return decodeRows(
+      await this.db.query(
+        `SELECT DISTINCT ON (u.id) u.tenant_id, u.id, a.data->>'by' AS by
+           FROM audit_events a JOIN users u ON u.id = a.subject AND u.tenant_id = a.tenant_id
+          WHERE a.created_at > now() - make_interval(days => $2)
+            AND a.created_at < now() - make_interval(mins => $1)
+            AND a.type = 'session.revoked' AND a.data->>'for' = 'user.delete'
+            AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id
+                              AND greatest(s.created_at, s.last_used_at) > a.created_at)
+          ORDER BY u.id, a.created_at DESC`,
+        [graceMinutes, lookbackDays],
+      ),
+      (row) => ({ tenantId: text(row, 'tenant_id'), userId: text(row, 'id'), by: erasedBy(text(row, 'by')) }),
+    );
   }
 
   /**

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { ControlPlaneSeedService } from '../../directory/control-plane-seed.service';
 import { RetentionRepository } from '../../directory/retention.repository';
+import { finishInterruptedErasures } from '../../directory/user-erasure';
+import { userRecords } from './user.commands';
 import type { AdminCommand } from '../admin-command';
 import { clientsRepository, tenantsRepository } from './directory-repositories';
 import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
@@ -73,11 +75,17 @@ export const SETUP_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'purge',
     usage:
-      'purge                            (expired sessions, stale provisional users, old audit rows, abandoned guests)',
+      'purge                            (expired sessions, stale provisional users, old audit rows, abandoned guests, interrupted erasures)',
     options: {},
     async run(ctx) {
       const policy = { auditRetentionDays: ctx.auditRetentionDays(), guestRetentionDays: ctx.guestRetentionDays() };
-      const purged = await new RetentionRepository(await ctx.db()).purge(policy);
+      // First, while their revocation rows are surely within the audit retention.
+      const erased = await finishInterruptedErasures(
+        await userRecords(ctx),
+        () => ctx.sessions(),
+        (tenantId, userId) => [ctx.adminRecord(this.name, tenantId, userId, { finished: 'user.delete' })],
+      );
+      const purged = { ...(await new RetentionRepository(await ctx.db()).purge(policy)), erased_users: erased };
       await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', {
         ...purged,
         audit_retention_days: policy.auditRetentionDays,

@@ -75,7 +75,9 @@ describe('purge (contract 12)', () => {
 
     const r = await admin(env, 'purge');
     expect(r.stderr).toBe('');
-    expect(r.out).toEqual({ purged: { sessions: 3, provisional_users: 1, audit_events: 1, guests: 0 } });
+    expect(r.out).toEqual({
+      purged: { sessions: 3, provisional_users: 1, audit_events: 1, guests: 0, erased_users: 0 },
+    });
     expect(await count(`users WHERE id = '${stale}'`)).toBe(0);
     expect(await count(`identities WHERE user_id = '${stale}'`)).toBe(0);
     for (const kept of [player, fresh, used]) expect(await count(`users WHERE id = '${kept}'`)).toBe(1);
@@ -83,7 +85,9 @@ describe('purge (contract 12)', () => {
 
     // AUDIT_RETENTION_DAYS shortens retention; the purge itself is audited.
     const shorter = await admin({ ...env, AUDIT_RETENTION_DAYS: '30' }, 'purge');
-    expect(shorter.out).toEqual({ purged: { sessions: 0, provisional_users: 0, audit_events: 1, guests: 0 } });
+    expect(shorter.out).toEqual({
+      purged: { sessions: 0, provisional_users: 0, audit_events: 1, guests: 0, erased_users: 0 },
+    });
     const { rows } = await pg.query(`SELECT type, data FROM audit_events WHERE type = 'admin.purge' ORDER BY id`);
     expect(rows.map((row) => row.data)).toEqual([
       {
@@ -91,6 +95,7 @@ describe('purge (contract 12)', () => {
         provisional_users: 1,
         audit_events: 1,
         guests: 0,
+        erased_users: 0,
         audit_retention_days: 365,
         guest_retention_days: 7,
       },
@@ -99,6 +104,7 @@ describe('purge (contract 12)', () => {
         provisional_users: 0,
         audit_events: 1,
         guests: 0,
+        erased_users: 0,
         audit_retention_days: 30,
         guest_retention_days: 7,
       },
@@ -157,7 +163,9 @@ describe('purge (contract 12)', () => {
       const r = await admin(env, 'purge');
       expect(r.stderr).toBe('');
       // The upgraded player's ended session goes; the guests' rows wait for the guest purge.
-      expect(r.out).toEqual({ purged: { sessions: 1, provisional_users: 0, audit_events: 0, guests: 2 } });
+      expect(r.out).toEqual({
+        purged: { sessions: 1, provisional_users: 0, audit_events: 0, guests: 2, erased_users: 0 },
+      });
       for (const purged of [gone, revoked]) {
         expect(await exists(purged)).toBe(false);
         for (const table of ['sessions', 'consents'])
@@ -175,6 +183,7 @@ describe('purge (contract 12)', () => {
         provisional_users: 0,
         audit_events: 0,
         guests: 0,
+        erased_users: 0,
       });
       expect(await exists(recent)).toBe(true);
 
