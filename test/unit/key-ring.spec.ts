@@ -34,6 +34,15 @@ describe('KeyRing (contract 1): the first key of an algorithm signs, weak keys a
     expect(verified.payload).toEqual(payload);
   });
 
+  it('resolves a verification key only by a kid of that algorithm: none for a missing, unknown or other-algorithm kid', () => {
+    expect(ring.verificationKey('RS256', 'rs-2')).toBeDefined();
+    expect(ring.verificationKey('ES256', 'es-2')).toBeDefined();
+    expect(ring.verificationKey('RS256', undefined)).toBeUndefined();
+    expect(ring.verificationKey('ES256', undefined)).toBeUndefined();
+    expect(ring.verificationKey('RS256', 'rs-3')).toBeUndefined();
+    expect(ring.verificationKey('RS256', 'es-1')).toBeUndefined();
+  });
+
   it('refuses at load an RSA key shorter than 2048 bits (RFC 7518 3.3)', async () => {
     await expect(KeyRing.load({ signingKeys: [await privateJwk('RS256', 'rs-weak', 1024)] })).rejects.toThrow(
       /too weak/,

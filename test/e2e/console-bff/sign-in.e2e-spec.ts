@@ -32,6 +32,9 @@ describe('console BFF sign-in: start and callback (spec 2.3, 3, 4.1; contract se
       ['the auth origin', () => t.authOrigin],
       ['the console origin with a trailing slash', (o) => `${o}/`],
       ['the console origin over https', (o) => o.replace('http:', 'https:')],
+      ['the console origin cut short by one character', (o) => o.slice(0, -1)],
+      ['the console origin in capitals', (o) => o.toUpperCase()],
+      ['the console origin followed by a longer host', (o) => `${o}.evil.example`],
     ];
     it.each(refused)('refuses an Origin that is %s, with 403 and no flow cookie', async (_label, origin) => {
       const value = origin(t.consoleOrigin);

@@ -121,6 +121,7 @@ describe('management bearer validation (spec section 5, contract section 3)', ()
     ['x5u', { x5u: 'https://evil.example/cert' }],
     ['jwk', { jwk: 'PUBLIC' }],
     ['an unknown kid', { kid: 'other' }],
+    ['no kid', { kid: undefined }],
     ['typ JWT', { typ: 'JWT' }],
   ])('refuses a header with %s', async (_n, header) => {
     const h: Record<string, unknown> = { ...header };

@@ -112,6 +112,40 @@ describe('key rotation without a sign-out (contract 12)', () => {
     expect(await providerSecret()).toBe('provider-secret-1');
   });
 
+  it('what an instance with new keys first seals and digests needs only the new keys once the old ones are dropped', async () => {
+    const old = w.t.env;
+    const privacy = key();
+    const session = key();
+    const overlap = await startTestApp(
+      { PRIVACY_KEY: `${privacy},${old.PRIVACY_KEY}`, CONSOLE_SESSION_KEY: `${session},${old.CONSOLE_SESSION_KEY}` },
+      { shareWith: w.t },
+    );
+    let newOnly: TestApp | null = null;
+    try {
+      // Made during the overlap: a console session (sealed), a management and a guest refresh token (MACed).
+      const console = await consoleSignIn(overlap, 'overlap@studio.example');
+      const management = await signIn(overlap, 'overlap@studio.example');
+      const guest = await overlap
+        .auth()
+        .post('/t/acme/guest')
+        .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
+        .expect(201);
+
+      // The rotation ends: the old keys are gone.
+      newOnly = await startTestApp({ PRIVACY_KEY: privacy, CONSOLE_SESSION_KEY: session }, { shareWith: w.t });
+      await newOnly.console().get('/api/auth/current').set('Cookie', console.cookie).expect(200);
+      await tokenRequest(newOnly, { grant_type: 'refresh_token', refresh_token: management.refresh_token }).expect(200);
+      await newOnly
+        .auth()
+        .post('/t/acme/token')
+        .send({ grant_type: 'refresh_token', refresh_token: guest.body.refresh_token, client_id: 'cli_game' })
+        .expect(200);
+    } finally {
+      await newOnly?.close();
+      await overlap.close();
+    }
+  });
+
   it('a key list with a bad member is refused at start-up, naming the key', async () => {
     const bad = await admin({ DATABASE_URL: w.t.env.DATABASE_URL!, PRIVACY_KEY: `${key()},short` }, 'chat', 'reseal');
     expect(JSON.parse(bad.stderr).message).toContain('PRIVACY_KEY (key 2): must hold at least 32 bytes');
