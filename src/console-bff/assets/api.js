@@ -21,6 +21,9 @@ export const SESSION_ENDED = 'console:session-ended';
  */
 export const ROLES_CHANGED = 'console:roles-changed';
 
+/** The signed-in person's tenants with their roles (`GET /management/tenants`). */
+export const TENANTS = '/api/management/tenants';
+
 /**
  * `api('/api/...', {method, body})` resolves with the parsed JSON body (null for 204) or rejects
  * with an ApiError (status 0 when the network failed).
@@ -41,7 +44,9 @@ export async function api(path, { method = 'GET', body } = {}) {
   }
   const data = res.status === 204 ? null : await res.json().catch(() => null);
   if (res.status === 401 && path !== '/api/auth/current') window.dispatchEvent(new Event(SESSION_ENDED));
-  if (res.status === 403) window.dispatchEvent(new Event(ROLES_CHANGED));
+  // Not for the tenant list itself: the page reads it on this event, so its own 403 (a gateway's:
+  // the API never refuses it) would have the page ask again as fast as the network answers.
+  if (res.status === 403 && path !== TENANTS) window.dispatchEvent(new Event(ROLES_CHANGED));
   if (!res.ok) throw new ApiError(res.status, data);
   return data;
 }

@@ -3,7 +3,7 @@
 // everything comes from same-origin /api/* calls that the browser authenticates with the
 // HttpOnly session cookie.
 import { render } from './preact.mjs';
-import { ApiError, ROLES_CHANGED, SESSION_ENDED, api } from './api.js';
+import { ApiError, ROLES_CHANGED, SESSION_ENDED, TENANTS, api } from './api.js';
 import { AuditView } from './audit.js';
 import { ClientsView } from './clients.js';
 import { DashboardView } from './dashboard.js';
@@ -115,7 +115,7 @@ class App extends Component {
   /** The roles as the server now has them; the open view keeps its state and redraws with them. */
   reloadTenants() {
     if (this.state.phase !== 'signed-in') return;
-    api('/api/management/tenants').then(
+    api(TENANTS).then(
       ({ tenants }) => this.setState({ tenants }),
       () => undefined,
     );
@@ -124,7 +124,7 @@ class App extends Component {
   async load() {
     try {
       const { user } = await api('/api/auth/current');
-      const { tenants } = await api('/api/management/tenants');
+      const { tenants } = await api(TENANTS);
       this.setState({ phase: 'signed-in', user, tenants });
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
