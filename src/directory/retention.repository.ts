@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { affectedRows } from '../platform/database/row-decoders';
+import { ERASURE_LOOKBACK_DAYS } from './user-erasure';
 
 export interface PurgeCounts {
   sessions: number;
@@ -55,13 +56,19 @@ export class RetentionRepository {
     return {
       // Expired rows of guests stay: they tell the guest purge when the guest last played, and go
       // with the guest. Without them a guest would look session-less, and be purged too early.
+      // So do those of a user with an erasure on record that purge may still finish: a row made
+      // or used after it says the player went on playing, and that erasure is left alone.
       sessions: await this.drain(
         `DELETE FROM sessions WHERE id IN (
            SELECT s.id FROM sessions s
             WHERE s.expires_at < now()
               AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.kind = 'guest')
+              AND NOT EXISTS (SELECT 1 FROM audit_events a
+                               WHERE a.tenant_id = s.tenant_id AND a.subject = s.user_id
+                                 AND a.type = 'session.revoked' AND a.data->>'for' = 'user.delete'
+                                 AND a.created_at > now() - make_interval(days => $2))
             LIMIT $1 FOR UPDATE OF s SKIP LOCKED)`,
-        [],
+        [ERASURE_LOOKBACK_DAYS],
       ),
       // A provisional user exists for every email proof or chat callback; one that never became
       // an account (no session, membership or consent) a day later never will: its proof and

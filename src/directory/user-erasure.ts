@@ -51,6 +51,12 @@ export class UserErasure {
 }
 
 /**
+ * How far back `purge` looks for an interrupted erasure. Expired session rows of its user stay as
+ * long (RetentionRepository): they are the only record that the player went on playing.
+ */
+export const ERASURE_LOOKBACK_DAYS = 7;
+
+/**
  * Erasures PostgreSQL cut off after their sessions were revoked are finished by `purge`, as asked
  * (the same `by`): the player cannot ask again, and the account would otherwise keep its addresses
  * for good. The grace leaves a running erasure alone; the lookback bounds the scan of audit rows
@@ -61,7 +67,7 @@ export async function finishInterruptedErasures(
   sessions: () => Promise<UserSessionRevoker>,
   alsoRecord: (tenantId: string, userId: string) => readonly AuditRecord[],
 ): Promise<number> {
-  const interrupted = await users.interruptedErasures(15, 7);
+  const interrupted = await users.interruptedErasures(15, ERASURE_LOOKBACK_DAYS);
   if (interrupted.length === 0) return 0;
   const erasure = new UserErasure(await sessions(), users);
   let finished = 0;

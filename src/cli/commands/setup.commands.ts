@@ -79,19 +79,28 @@ export const SETUP_COMMANDS: readonly AdminCommand[] = [
     options: {},
     async run(ctx) {
       const policy = { auditRetentionDays: ctx.auditRetentionDays(), guestRetentionDays: ctx.guestRetentionDays() };
-      // First, while their revocation rows are surely within the audit retention.
-      const erased = await finishInterruptedErasures(
-        await userRecords(ctx),
-        () => ctx.sessions(),
-        (tenantId, userId) => [ctx.adminRecord(this.name, tenantId, userId, { finished: 'user.delete' })],
-      );
-      const purged = { ...(await new RetentionRepository(await ctx.db()).purge(policy)), erased_users: erased };
-      await ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', {
-        ...purged,
-        audit_retention_days: policy.auditRetentionDays,
-        guest_retention_days: policy.guestRetentionDays,
-      });
-      return { purged };
+      const retained = await new RetentionRepository(await ctx.db()).purge(policy);
+      const record = (erased: number) =>
+        ctx.auditAdmin(this.name, CONTROL_PLANE_TENANT_ID, 'retention', {
+          ...retained,
+          erased_users: erased,
+          audit_retention_days: policy.auditRetentionDays,
+          guest_retention_days: policy.guestRetentionDays,
+        });
+      // After retention, which an unreachable Redis must not hold up: only these need Redis.
+      let erased: number;
+      try {
+        erased = await finishInterruptedErasures(
+          await userRecords(ctx),
+          () => ctx.sessions(),
+          (tenantId, userId) => [ctx.adminRecord(this.name, tenantId, userId, { finished: 'user.delete' })],
+        );
+      } catch (err) {
+        await record(0);
+        throw err;
+      }
+      await record(erased);
+      return { purged: { ...retained, erased_users: erased } };
     },
   },
 ];

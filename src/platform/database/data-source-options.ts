@@ -10,6 +10,7 @@ import { SlidingSessions1764000015000 } from '../../../migrations/1764000015000-
 import { ConsoleWriteScope1764000016000 } from '../../../migrations/1764000016000-console-write-scope';
 import { IdentityEmailDigest1764000020000 } from '../../../migrations/1764000020000-identity-email-digest';
 import { IdentityIssuer1764000021000 } from '../../../migrations/1764000021000-identity-issuer';
+import { ErasureRequestsIndex1764000022000 } from '../../../migrations/1764000022000-erasure-requests-index';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
 import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   DailyStatsShards1764000019000,
   IdentityEmailDigest1764000020000,
   IdentityIssuer1764000021000,
+  ErasureRequestsIndex1764000022000,
 ];
 
 /**

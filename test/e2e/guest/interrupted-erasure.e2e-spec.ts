@@ -111,4 +111,24 @@ describe('an erasure cut off after its revocation', () => {
     expect(await count('identities WHERE user_id = $1', [userId])).toBe(1);
     expect((await c.me()).id).toBe(userId);
   });
+
+  it('leaves a player who played on in a session that has since expired', async () => {
+    const { userId } = await player('short.session@example.com');
+    // Asked 20 minutes ago, answered 503 before Redis; signed in again 10 minutes ago in a session
+    // that lived no longer than its access token (a client without offline_access).
+    await w.t.pg.query(
+      `INSERT INTO audit_events (type, tenant_id, subject, data, created_at)
+       VALUES ('session.revoked', 'acme', $1, '{"sessions":"all","by":"self","for":"user.delete"}', now() - interval '20 minutes')`,
+      [userId],
+    );
+    await w.t.pg.query(
+      `UPDATE sessions SET created_at = now() - interval '10 minutes', last_used_at = NULL,
+                           expires_at = now() - interval '5 minutes' WHERE user_id = $1`,
+      [userId],
+    );
+
+    // The first purge sees the session; the next must still know of it.
+    for (let run = 0; run < 2; run++) expect((await admin(w.t.env, 'purge')).out.purged.erased_users).toBe(0);
+    expect(await count('identities WHERE user_id = $1', [userId])).toBe(1);
+  });
 });
