@@ -51,6 +51,17 @@ describe('checkClientSettings', () => {
   it('allows http on loopback in production, and anywhere outside production', () => {
     const loopback = { ...browser, redirectUris: ['http://127.0.0.1:3001/cb'], webOrigins: ['http://localhost:3001'] };
     expect(checkClientSettings(loopback, true)).toEqual({ settings: loopback });
+    // Loopback is localhost, all of 127.0.0.0/8 and [::1] (src/config/secure-transport.ts).
+    for (const host of ['127.0.0.2', '127.255.0.1', '[::1]']) {
+      const other = { ...browser, redirectUris: [`http://${host}:3001/cb`], webOrigins: [`http://${host}:3001`] };
+      expect(checkClientSettings(other, true)).toEqual({ settings: other });
+    }
+    for (const host of ['128.0.0.1', '[::2]', 'localhost.example']) {
+      const given = { ...browser, redirectUris: [`http://${host}/cb`] };
+      expect(checkClientSettings(given, true)).toEqual({
+        problem: { field: 'redirect_uris', message: expect.stringContaining(HTTPS_IN_PRODUCTION) },
+      });
+    }
     const cleartext = { ...browser, redirectUris: ['http://play.example/cb'], webOrigins: ['http://portal.example'] };
     expect(checkClientSettings(cleartext, false)).toEqual({ settings: cleartext });
   });

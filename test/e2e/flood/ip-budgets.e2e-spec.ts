@@ -68,6 +68,18 @@ const ENDPOINTS: readonly Endpoint[] = [
     send: (t) => t.auth().post('/t/acme/chat/start').send(guestBody()),
   },
   {
+    // The bounce of a page's authorize_url writes a state for an anonymous caller: it takes the chat-start budget.
+    label: 'GET /t/{t}/chat/go',
+    name: 'chat-start',
+    allowed: 400,
+    maxBytesPerRequest: 700,
+    send: (t) =>
+      t
+        .auth()
+        .get('/t/acme/chat/go')
+        .query({ handle: randomBytes(32).toString('base64url') }),
+  },
+  {
     label: 'GET /t/{t}/providers/{id}/start',
     name: 'provider-start',
     allowed: 302,

@@ -199,10 +199,22 @@ describe('POST /t/{tenantId}/guest', () => {
 
   it.each([
     ['a malformed flow id', { client_id: 'cli_game', browser_flow_id: 'flw_short' }],
+    // Contract 2: a browser_flow_id matches ^flw_[A-Za-z0-9_-]{16,64}$.
+    ['a flow id one character short', { client_id: 'cli_game', browser_flow_id: `flw_${'A'.repeat(15)}` }],
+    ['a flow id one character long', { client_id: 'cli_game', browser_flow_id: `flw_${'A'.repeat(65)}` }],
+    ['a flow id with another prefix', { client_id: 'cli_game', browser_flow_id: `ses_${'A'.repeat(22)}` }],
     ['a missing client id', { browser_flow_id: 'flw_AAAAAAAAAAAAAAAAAAAA' }],
     ['an unknown field', { client_id: 'cli_game', browser_flow_id: 'flw_AAAAAAAAAAAAAAAAAAAA', scope: 'admin' }],
   ])('refuses %s with 400 invalid_request', async (_n, body) => {
     expect((await post('acme', body).expect(400)).body.error).toBe('invalid_request');
+  });
+
+  it('accepts flow ids of 16 and of 64 characters after the prefix (contract 2)', async () => {
+    for (const length of [16, 64]) {
+      const id = `flw_${flowId().slice(4, 8)}${'-_Az09'.repeat(11)}`.slice(0, 4 + length);
+      expect(id).toHaveLength(4 + length);
+      await post('acme', { client_id: 'cli_game', browser_flow_id: id }).expect(201);
+    }
   });
 
   it('refuses guest tokens on every management route', async () => {

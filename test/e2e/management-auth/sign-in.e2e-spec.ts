@@ -49,6 +49,19 @@ describe('management sign-in: authorize → email code → token', () => {
       .expect(200);
     expect(current.body).toEqual({ user: { id: claims.sub, email: 'dev@studio.example', email_verified: true } });
     expect(current.headers['cache-control']).toBe('no-store');
+
+    // Contract 12: one control_plane.signed_in row per sign-in, with the subject and ids only.
+    const audit = await t.pg.query(
+      `SELECT tenant_id, subject, data FROM audit_events WHERE type = 'control_plane.signed_in' AND subject = $1`,
+      [claims.sub],
+    );
+    expect(audit.rows).toEqual([
+      {
+        tenant_id: 'control-plane',
+        subject: claims.sub,
+        data: { session_id: tokens.session_id, client_id: 'cli_console' },
+      },
+    ]);
   });
 
   it('creates the control-plane user and email identity at confirm, and resolves them on the next sign-in', async () => {
@@ -66,6 +79,16 @@ describe('management sign-in: authorize → email code → token', () => {
     const code = await requestCode(t, flow, 'mail@studio.example');
     const mail = t.smtp.messages.filter((m) => m.to.includes('mail@studio.example')).at(-1);
     expect(mail?.text.match(/\d{6}/g)).toEqual([code]);
+  });
+
+  it('a flow yields one authorization code: once confirmed, it takes no further email/start or confirm', async () => {
+    const flow = await startFlow(t);
+    const code = await requestCode(t, flow, 'once@studio.example');
+    await confirmCode(t, flow, 'once@studio.example', code);
+    const again = await emailPost(t, 'start', flow, { email: 'once@studio.example' });
+    expect([again.status, again.body.error]).toEqual([403, 'forbidden']);
+    const confirm = await emailPost(t, 'confirm', flow, { email: 'once@studio.example', code });
+    expect(confirm.status).not.toBe(200);
   });
 
   it('redirect_to carries code, state and iss for the console callback', async () => {

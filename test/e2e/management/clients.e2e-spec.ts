@@ -96,6 +96,18 @@ describe('management API: clients (contract 15)', () => {
       ['a browser client without redirect URIs', { redirect_uris: [] }, /redirect/],
       ['web origins on a native client', { type: 'native' }, /only browser clients/],
       ['a blank name', { name: '  ' }, /name/],
+      // Lengths: a name of at most 100 characters, at most 10 redirect URIs of at most 2048.
+      ['a name of 101 characters', { name: 'x'.repeat(101) }, /name/],
+      [
+        'eleven redirect URIs',
+        { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://play.acme.example/cb${i}`) },
+        /redirect_uris/,
+      ],
+      [
+        'a redirect URI of 2049 characters',
+        { redirect_uris: [`https://play.acme.example/${'a'.repeat(2049 - 26)}`] },
+        /redirect_uris/,
+      ],
       ['an unknown field', { secret: 'x' }, /./],
       ['a scopes string instead of a list', { scopes: 'openid' }, /./],
     ];
@@ -179,6 +191,11 @@ describe('management API: clients (contract 15)', () => {
         const { rows } = await w.t.pg.query('SELECT name, web_origins FROM clients WHERE id = $1', [id]);
         expect(rows).toEqual([{ name: `Round ${round}`, web_origins: [origin] }]);
       }
+    });
+
+    it('takes a name of exactly 100 characters', async () => {
+      const name = 'n'.repeat(100);
+      expect((await w.as('admin').patch(`${BASE}/${id}`, { name }).expect(200)).body.client.name).toBe(name);
     });
 
     it('answers 404 for a client of another tenant or none, and changes nothing', async () => {

@@ -69,6 +69,26 @@ describe('management API: audit trail and daily stats (contract 15)', () => {
       expect(events.some((e) => e.subject === 'usr_other')).toBe(false);
     });
 
+    it('with a type, shows that type alone; a last page that is exactly full has no next_before', async () => {
+      // 50 rows of one type, then rows of another type of the same tenant after them (newer).
+      await w.t.pg.query(
+        `INSERT INTO audit_events (type, tenant_id, subject, data)
+         SELECT 'test.exact', 'acme', 'usr_exact_' || n, jsonb_build_object('n', n) FROM generate_series(1, 50) n`,
+      );
+      await w.t.pg.query(
+        `INSERT INTO audit_events (type, tenant_id, subject) SELECT 'test.other', 'acme', 'usr_other_type' FROM generate_series(1, 3)`,
+      );
+      const first = await w.as('viewer').get(`${T}/audit`).query({ type: 'test.exact' }).expect(200);
+      expect(first.body.events).toHaveLength(50);
+      expect(first.body.events.every((e: { type: string }) => e.type === 'test.exact')).toBe(true);
+      expect(first.body.events.map((e: { data: { n: number } }) => e.data.n)).toEqual(
+        Array.from({ length: 50 }, (_, i) => 50 - i),
+      );
+      expect(first.body.next_before).toBeNull();
+      const { events } = await allPages({ type: 'test.other' });
+      expect(events.map((e) => [e.type, e.subject])).toEqual(Array(3).fill(['test.other', 'usr_other_type']));
+    });
+
     it.each([
       ['a malformed before', { before: 'abc' }],
       ['a before beyond any id', { before: '99999999999999999999' }],

@@ -136,7 +136,22 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
         status: 1,
         says: invalid('tenant acme already exists'),
       },
-      { argv: ['tenant', 'create', '--id', 'control-plane', '--name', 'x'], status: 1, says: invalid() },
+      {
+        argv: ['tenant', 'create', '--id', 'control-plane', '--name', 'x'],
+        status: 1,
+        says: { error: 'invalid_input', message: expect.stringContaining('not be control-plane') },
+      },
+      // Tenant ids are 2 to 63 characters; names at most 200.
+      {
+        argv: ['tenant', 'create', '--id', 'a'.repeat(64), '--name', 'x'],
+        status: 1,
+        says: { error: 'invalid_input', message: expect.stringContaining('--id must match') },
+      },
+      {
+        argv: ['tenant', 'create', '--id', 'gamma', '--name', 'x'.repeat(201)],
+        status: 1,
+        says: invalid('--name must be at most 200 characters'),
+      },
       { argv: ['tenant', 'create', '--id', 'x', '--name', 'Bad', '--colour', 'red'], status: 1, says: invalid() },
     ],
   ],
@@ -205,6 +220,20 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
         argv: [...browserClient, '--id', 'nope', '--scopes', 'openid', '--redirect-uri', 'https://x.example/cb'],
         status: 1,
         says: invalid(),
+      },
+      // A client id is cli_ and 1 to 64 characters.
+      {
+        argv: [
+          ...browserClient,
+          '--id',
+          `cli_${'a'.repeat(65)}`,
+          '--scopes',
+          'openid',
+          '--redirect-uri',
+          'https://x.example/cb',
+        ],
+        status: 1,
+        says: { error: 'invalid_input', message: expect.stringContaining('--id must match') },
       },
       {
         argv: [
