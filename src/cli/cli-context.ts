@@ -13,7 +13,8 @@ import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { dataSourceOptions } from '../platform/database/data-source-options';
-import { closeRedis, connectedWithin, createRedis, type RedisClient } from '../platform/redis/redis.module';
+import { closeRedis, connectedWithin, createRedis } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { SessionStore } from '../platform/session-store/session-store';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -4,7 +4,8 @@ import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { decodeJson, isNumber, isString, objectDecoder } from '../platform/redis/decode';
-import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { REDIS } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { RedisScript } from '../platform/redis/redis-script';
 
 /**

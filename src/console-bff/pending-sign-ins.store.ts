@@ -4,7 +4,8 @@ import { openWithAny, seal } from '../platform/crypto/aead';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { decodeJson, isString, objectDecoder } from '../platform/redis/decode';
-import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { REDIS } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { PENDING_SIGN_IN_TTL_SECONDS } from './console-cookies';
 
 /** What the BFF must remember between start and callback (spec 2.3). */

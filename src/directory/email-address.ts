@@ -1,4 +1,4 @@
-import type { IdentityClaim } from './identities.repository';
+import type { IdentityClaim } from './records';
 import { CONTROL_PLANE_TENANT_ID } from './control-plane';
 
 /**

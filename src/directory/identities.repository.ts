@@ -5,7 +5,7 @@ import { IdentityEntity, type IdentityProvider } from '../platform/database/enti
 
 import { IdentityEmailDigest } from './identity-email-digest';
 import { newRecordId } from './identifiers';
-import { USER_KINDS, USER_STATUSES, type UserKind, type UserRecord } from './records';
+import { USER_KINDS, USER_STATUSES, type IdentityClaim, type UserKind, type UserRecord } from './records';
 import {
   bool,
   decodeFirst,
@@ -22,15 +22,6 @@ export interface ResolvedIdentity {
   readonly user: UserRecord;
   readonly identity: IdentityEntity;
   readonly created: boolean;
-}
-
-export interface IdentityClaim {
-  readonly tenantId: string;
-  readonly provider: IdentityProvider;
-  readonly providerSubject: string;
-  readonly email: string | null;
-  readonly emailVerified: boolean;
-  readonly metadata: Record<string, string | null>;
 }
 
 const USER_COLUMNS = 'id, tenant_id, kind, status, created_at, deactivated_at';

@@ -1,4 +1,5 @@
 import type { ClientType } from '../platform/database/entities/client.entity';
+import type { IdentityProvider } from '../platform/database/entities/identity.entity';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../platform/database/entities/membership.entity';
 import type { TenantKind, TenantStatus } from '../platform/database/entities/tenant.entity';
 import type { UserKind, UserStatus } from '../platform/database/entities/user.entity';
@@ -51,4 +52,14 @@ export interface MembershipRecord {
   readonly userId: string;
   readonly role: MembershipRole;
   readonly createdAt: Date;
+}
+
+/** A credential as a provider proved it, before it is resolved to a user. */
+export interface IdentityClaim {
+  readonly tenantId: string;
+  readonly provider: IdentityProvider;
+  readonly providerSubject: string;
+  readonly email: string | null;
+  readonly emailVerified: boolean;
+  readonly metadata: Record<string, string | null>;
 }

@@ -9,7 +9,8 @@ import {
   objectDecoder,
   oneOf,
 } from '../platform/redis/decode';
-import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { REDIS } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { RedisScript } from '../platform/redis/redis-script';
 import { newRecordId } from '../directory/identifiers';
 

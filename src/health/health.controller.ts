@@ -7,7 +7,8 @@ import { errorBody } from '../errors/app-error';
 import { Drain } from '../http/drain';
 import { Route } from '../http/route';
 import { RedisEvictionPolicy } from '../platform/redis/redis-eviction-policy';
-import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { REDIS } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { HEALTH_ROUTES } from './health.routes';
 
 type Check = 'up' | 'down';

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sha256 } from '../platform/crypto/digests';
 import { newSecret } from '../platform/crypto/ids';
 import { arrayReply, decodeJson, isString, objectDecoder } from '../platform/redis/decode';
-import { REDIS, type RedisClient } from '../platform/redis/redis.module';
+import { REDIS } from '../platform/redis/redis.module';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { RedisScript } from '../platform/redis/redis-script';
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;

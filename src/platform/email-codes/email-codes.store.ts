@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { Pseudonymizer } from '../crypto/digests';
-import { REDIS, type RedisClient } from '../redis/redis.module';
+import { REDIS } from '../redis/redis.module';
+import type { RedisClient } from '../redis/redis-client';
 import { RedisScript } from '../redis/redis-script';
 
 /**

@@ -3,7 +3,8 @@ import { APP_CONFIG, type AppConfig, type RateLimitBudget } from '../../config/c
 import { AppError, DependencyUnavailableError } from '../../errors/app-error';
 import { Pseudonymizer } from '../crypto/digests';
 import { MetricsService } from '../metrics/metrics.service';
-import { REDIS, type RedisClient } from '../redis/redis.module';
+import { REDIS } from '../redis/redis.module';
+import type { RedisClient } from '../redis/redis-client';
 import { isNumber } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 

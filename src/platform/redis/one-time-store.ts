@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { REDIS, type RedisClient } from './redis.module';
+import { REDIS } from './redis.module';
+import type { RedisClient } from './redis-client';
 import { decodeJson, type Decoder } from './decode';
 import { RedisScript } from './redis-script';
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Cluster } from 'ioredis';
 import { dependencyOf } from '../../errors/dependency-failure';
-import type { RedisClient } from './redis.module';
+import type { RedisClient } from './redis-client';
 
 export type EvictionPolicyState =
   | { readonly verdict: 'noeviction' }

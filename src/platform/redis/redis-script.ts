@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from './redis.module';
+import type { RedisClient } from './redis-client';
 
 /**
  * A Lua script run by its SHA-1 (EVALSHA), falling back to EVAL when the server does not know it

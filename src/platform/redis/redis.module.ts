@@ -1,10 +1,10 @@
 import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { APP_CONFIG, type AppConfig, type RedisSettings } from '../../config/config';
+import type { RedisClient } from './redis-client';
 import { RedisEvictionPolicy } from './redis-eviction-policy';
 
 export const REDIS = Symbol('REDIS');
-export type RedisClient = Redis | Cluster;
 
 /**
  * Redis is the authoritative session store, so commands must fail fast instead of queueing

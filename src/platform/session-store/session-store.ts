@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pseudonymizer, safeEqual } from '../crypto/digests';
 import { newId, newSecret } from '../crypto/ids';
-import { REDIS, type RedisClient } from '../redis/redis.module';
+import { REDIS } from '../redis/redis.module';
+import type { RedisClient } from '../redis/redis-client';
 import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 import { RefreshTokens, type ParsedRefreshToken } from './refresh-tokens';

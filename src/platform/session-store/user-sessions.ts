@@ -1,6 +1,6 @@
 import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
-import type { RedisClient } from '../redis/redis.module';
+import type { RedisClient } from '../redis/redis-client';
 
 /**
  * The per-user index of live sessions (contract 12: a user's sessions are revoked at once).

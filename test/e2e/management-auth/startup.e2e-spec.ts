@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { createApp } from '../../../src/app.setup';
 import { loadConfig } from '../../../src/config/config';
 import { ControlPlaneSeedService } from '../../../src/directory/control-plane-seed.service';
-import { REDIS, type RedisClient, whenReady } from '../../../src/platform/redis/redis.module';
+import type { RedisClient } from '../../../src/platform/redis/redis-client';
+import { REDIS, whenReady } from '../../../src/platform/redis/redis.module';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
 import { freePort, REDIS_URL, startTestApp, testEnv } from '../../support/test-app';
 
