@@ -9,6 +9,7 @@ import {
   jsonRows,
   nullableText,
   nullableTimestamp,
+  oneOf,
   rowsOf,
   text,
   timestamp,
@@ -43,11 +44,7 @@ export interface SessionRow {
  * member of the tenant in the console (contract 15).
  */
 export type ErasedBy = 'admin' | 'self' | 'console';
-const ERASED_BY: readonly string[] = ['admin', 'self', 'console'] satisfies ErasedBy[];
-function erasedBy(value: string): ErasedBy {
-  if (!ERASED_BY.includes(value)) throw new Error(`unexpected erasure requester ${JSON.stringify(value)}`);
-  return value as ErasedBy;
-}
+const ERASED_BY: readonly ErasedBy[] = ['admin', 'self', 'console'];
 
 /** A user's identities as one JSON array, oldest first. */
 const IDENTITIES_OF_U = `(SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'provider_subject', i.provider_subject, 'email', i.email) ORDER BY i.created_at), '[]')
@@ -225,7 +222,7 @@ export class UserRecordsRepository {
           ORDER BY u.id, a.created_at DESC`,
         [graceMinutes, lookbackDays],
       ),
-      (row) => ({ tenantId: text(row, 'tenant_id'), userId: text(row, 'id'), by: erasedBy(text(row, 'by')) }),
+      (row) => ({ tenantId: text(row, 'tenant_id'), userId: text(row, 'id'), by: oneOf(row, 'by', ERASED_BY) }),
     );
   }
 
