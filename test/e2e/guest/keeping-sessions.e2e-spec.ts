@@ -97,6 +97,14 @@ describe('idempotent rotation (contract 13)', () => {
       g.userId,
     ]);
     expect(audit.rowCount).toBe(1);
+    // The row says the session ended when the replay revoked it, not at the end the replayed
+    // token's slide had just moved 90 days on: the guest purge counts from it (contract 13).
+    const row = await w.t.pg.query<{ revoked_at: Date | null; expires_at: Date }>(
+      `SELECT revoked_at, expires_at FROM sessions WHERE id = $1`,
+      [g.sessionId],
+    );
+    expect(row.rows[0]?.revoked_at).toBeInstanceOf(Date);
+    expect(Date.now() - (row.rows[0]?.revoked_at?.getTime() ?? 0)).toBeLessThan(60_000);
   });
 });
 

@@ -151,6 +151,9 @@ describe('POST /management-auth/token', () => {
       [tokens.session_id],
     );
     expect(audit.rows).toEqual([{ tenant_id: 'control-plane', kind: 'refresh_token' }]);
+    // The session's row says it ended, as every other revocation's does.
+    const row = await t.pg.query(`SELECT revoked_at FROM sessions WHERE id = $1`, [tokens.session_id]);
+    expect(row.rows[0].revoked_at).toBeInstanceOf(Date);
   });
 
   it('of 20 concurrent refreshes with one token exactly one succeeds', async () => {
