@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../platform/metrics/metrics.service';
-import { AuditTrail, type AuditRecord } from './audit-trail.repository';
+import type { AuditRecord } from './audit-trail.repository';
 import { SessionRecordsRepository } from './session-records.repository';
 
 /** A one-time credential presented again: a refresh token of an earlier generation, or a spent authorization code. */
@@ -23,10 +23,8 @@ const WHAT: Record<Replay['kind'], string> = {
 /**
  * Spec 2.2: a replay means a credential leaked, so the store revokes the session, and the service
  * raises the same alarm wherever it detects one: a warning in the log, the
- * `svc_refresh_replays_total` counter, and a `refresh.replayed` audit row (contract 12). The
- * session's row is marked revoked with the audit row, as every other revocation marks it: without
- * that, the row of a replayed refresh token kept the end its slide had just moved a whole idle
- * lifetime on, and the guest purge (contract 13) took a guest so revoked for one still playing.
+ * `svc_refresh_replays_total` counter, and a `refresh.replayed` audit row (contract 12), written
+ * with the session's row marked revoked, as every revocation is recorded.
  */
 @Injectable()
 export class ReplayAlarm {
@@ -34,7 +32,6 @@ export class ReplayAlarm {
 
   constructor(
     private readonly metrics: MetricsService,
-    private readonly audit: AuditTrail,
     private readonly sessions: SessionRecordsRepository,
   ) {}
 
@@ -48,7 +45,6 @@ export class ReplayAlarm {
       subject,
       data: { kind, session_id: sessionId, ...(clientId === undefined ? {} : { client_id: clientId }) },
     };
-    // An authorization code replayed before its first exchange recorded a session has no row.
-    if (!(await this.sessions.revokeRecorded(tenantId, sessionId, () => [record]))) await this.audit.record(record);
+    await this.sessions.recordRevocation(tenantId, sessionId, [record]);
   }
 }

@@ -58,6 +58,25 @@ export class SessionRecordsRepository {
   }
 
   /**
+   * Records a revocation before it is carried out in Redis (issue 22, point 6), which cannot share
+   * the transaction: the session's row is marked revoked and the audit rows written together. From
+   * the commit on, the customer refresh finds the row ended and refuses the session even if Redis
+   * is not reached, and `purge` counts the session as ended now, not at the end its last refresh
+   * slid it to (a guest so revoked would otherwise be kept a whole idle lifetime, contract 13). A
+   * session this tenant has no row of (a code replayed before its first exchange recorded one)
+   * gets its audit rows alone.
+   */
+  async recordRevocation(tenantId: string, sessionId: string, records: readonly AuditRecord[]): Promise<void> {
+    await this.records.manager.transaction(async (m) => {
+      await m.query(
+        'UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1 AND tenant_id = $2',
+        [sessionId, tenantId],
+      );
+      await insertAuditRecords(m, records);
+    });
+  }
+
+  /**
    * Marks a session of the tenant revoked and writes the audit rows `recordsFor(userId)` gives, in
    * one transaction, before the caller revokes the live session in Redis, which cannot share it
    * (issue 22, point 6): the row of the revocation exists before its effect, and from the commit

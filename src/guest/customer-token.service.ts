@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../directory/audit-trail.repository';
+import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError } from '../errors/app-error';
 import { GrantTable } from '../http/grant-table';
 import { RefreshTokens } from '../platform/session-store/refresh-tokens';
@@ -26,7 +26,7 @@ export class CustomerTokenService {
     private readonly clients: TenantClients,
     private readonly sessions: SessionStore,
     private readonly tokens: CustomerTokens,
-    private readonly audit: AuditTrail,
+    private readonly records: SessionRecordsRepository,
     private readonly refreshTokens: RefreshTokens,
     refresh: CustomerRefreshGrant,
   ) {
@@ -42,7 +42,8 @@ export class CustomerTokenService {
    * RFC 7009: the answer is 200 whether or not the token was known; 503 when nothing could be
    * stored. Without a token in the body, the client's refresh cookie is revoked (finding 7).
    *
-   * The `session.revoked` row (contract 12) goes before the revocation (issue 22, point 6), as on
+   * The `session.revoked` row (contract 12), with the session's row marked revoked, goes before the
+   * revocation (issue 22, point 6), as on
    * the control plane (session-revocation.service.ts): a Redis revocation cannot share a PostgreSQL
    * transaction, so the row records the intent, and a revocation that then fails leaves the row and
    * a 503, the safe side. Only a token this service issued, of a live session of this tenant and
@@ -80,11 +81,13 @@ export class CustomerTokenService {
   }
 
   private async recordRevocation(tenantId: string, userId: string, sessionId: string, clientId: string): Promise<void> {
-    await this.audit.record({
-      type: 'session.revoked',
-      tenantId,
-      subject: userId,
-      data: { session_id: sessionId, client_id: clientId, by: 'client' },
-    });
+    await this.records.recordRevocation(tenantId, sessionId, [
+      {
+        type: 'session.revoked',
+        tenantId,
+        subject: userId,
+        data: { session_id: sessionId, client_id: clientId, by: 'client' },
+      },
+    ]);
   }
 }

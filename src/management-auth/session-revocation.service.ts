@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../directory/audit-trail.repository';
+import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 
@@ -11,7 +11,7 @@ import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
 export class SessionRevocationService {
   constructor(
     private readonly sessions: SessionStore,
-    private readonly audit: AuditTrail,
+    private readonly records: SessionRecordsRepository,
   ) {}
 
   /** The bearer's own session. */
@@ -27,19 +27,21 @@ export class SessionRevocationService {
   }
 
   /**
-   * The audit row goes first (issue 22, point 6): a Redis revocation cannot share a PostgreSQL
+   * The audit row, with the session's row marked revoked, goes first (issue 22, point 6): a Redis revocation cannot share a PostgreSQL
    * transaction, so the row records the intent. A revocation that then fails leaves the row and
    * answers 503 (contract section 3), the safe side; the other order could end a session and leave
    * no trace of it. The session was seen live just before (bearer check, or the client's look-up),
    * so a row without an effect needs a concurrent revocation of the same session.
    */
   private async revoke(userId: string, sessionId: string, by: string): Promise<boolean> {
-    await this.audit.record({
-      type: 'session.revoked',
-      tenantId: CONTROL_PLANE_TENANT_ID,
-      subject: userId,
-      data: { session_id: sessionId, by },
-    });
+    await this.records.recordRevocation(CONTROL_PLANE_TENANT_ID, sessionId, [
+      {
+        type: 'session.revoked',
+        tenantId: CONTROL_PLANE_TENANT_ID,
+        subject: userId,
+        data: { session_id: sessionId, by },
+      },
+    ]);
     return this.sessions.revoke(sessionId);
   }
 }

@@ -5,6 +5,7 @@ import { IdentityEmailDigest } from '../../directory/identity-email-digest';
 import { IdentityProvidersRepository } from '../../directory/identity-providers.repository';
 import { MembershipsRepository } from '../../directory/memberships.repository';
 import type { TenantRecord } from '../../directory/records';
+import type { SessionRecordsRepository } from '../../directory/session-records.repository';
 import { standaloneRepositories } from '../../directory/standalone-repositories';
 import { TenantsRepository } from '../../directory/tenants.repository';
 import type { Pseudonymizer } from '../../platform/crypto/digests';
@@ -22,6 +23,10 @@ export async function clientsRepository(ctx: CliContext): Promise<ClientsReposit
 
 export async function membershipsRepository(ctx: CliContext): Promise<MembershipsRepository> {
   return standaloneRepositories.memberships(await ctx.db());
+}
+
+export async function sessionRecordsRepository(ctx: CliContext): Promise<SessionRecordsRepository> {
+  return standaloneRepositories.sessionRecords(await ctx.db());
 }
 
 export async function identitiesRepository(ctx: CliContext): Promise<IdentitiesRepository> {

@@ -1,6 +1,7 @@
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { SESSION_ID_PATTERN } from '../../directory/identifiers';
 
+import { sessionRecordsRepository } from './directory-repositories';
 import { userRecords } from './user.commands';
 import { findTargetUser, USER_TARGET_OPTIONS } from './user-target';
 
@@ -42,25 +43,17 @@ export const SESSION_COMMANDS: readonly AdminCommand[] = [
       if (!SESSION_ID_PATTERN.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
       const owner = await (await userRecords(ctx)).sessionOwner(id);
       const sessions = await ctx.sessions();
-      // The audit rows go first, in one transaction (issue 22, point 6): the Redis revocation
-      // cannot share it, so they record the intent, and a revocation that then fails leaves them
-      // and a failed command (run it again), never a revoked session without its row.
+      // The audit rows and the row's mark go first, in one transaction (issue 22, point 6): the
+      // Redis revocation cannot share it, so they record the intent, and a revocation that then
+      // fails leaves them and a failed command (run it again), never a revoked session without its row.
       if (owner) {
-        const audit = await ctx.audit();
+        const { tenantId, userId } = owner;
         await (
-          await ctx.db()
-        ).transaction(async (m) => {
-          await audit.record(
-            {
-              type: 'session.revoked',
-              tenantId: owner.tenantId,
-              subject: owner.userId,
-              data: { session_id: id, by: 'admin' },
-            },
-            m,
-          );
-          await audit.record(ctx.adminRecord(this.name, owner.tenantId, id), m);
-        });
+          await sessionRecordsRepository(ctx)
+        ).recordRevocation(tenantId, id, [
+          { type: 'session.revoked', tenantId, subject: userId, data: { session_id: id, by: 'admin' } },
+          ctx.adminRecord(this.name, tenantId, id),
+        ]);
       }
       const revoked = await sessions.revoke(id, { tombstone: true });
       return { session: { id, revoked } };

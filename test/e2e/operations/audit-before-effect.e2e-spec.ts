@@ -21,6 +21,13 @@ describe('audit rows before their effects', () => {
       await w.t.pg.query('SELECT data FROM audit_events WHERE type = $1 AND subject = $2 ORDER BY id', [type, subject])
     ).rows.map((r: { data: unknown }) => r.data);
   const run = (...argv: string[]) => admin(w.t.env, ...argv);
+  /** A revocation is recorded on the session's row too: purge and the refresh grant read it. */
+  const revokedAt = async (sessionId: string): Promise<Date | null> =>
+    (
+      (await w.t.pg.query('SELECT revoked_at FROM sessions WHERE id = $1', [sessionId])).rows[0] as {
+        revoked_at: Date | null;
+      }
+    ).revoked_at;
   /**
    * Redis refuses every write for the duration of `body`: made a replica (of a port nobody serves)
    * it answers READONLY (a 503, contract section 10) and still serves reads, so bearer checks pass.
@@ -59,6 +66,7 @@ describe('audit rows before their effects', () => {
       expect(res.status).toBe(503);
     });
     expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'bearer' }]);
+    expect(await revokedAt(tokens.session_id)).toBeInstanceOf(Date);
   });
 
   it('POST /management-auth/revoke-session: likewise, by the console client', async () => {
@@ -74,6 +82,7 @@ describe('audit rows before their effects', () => {
       expect(res.status).toBe(503);
     });
     expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'client' }]);
+    expect(await revokedAt(tokens.session_id)).toBeInstanceOf(Date);
   });
 
   describe('POST /t/{t}/revoke (RFC 7009)', () => {
@@ -108,13 +117,23 @@ describe('audit rows before their effects', () => {
           expect((await revoke(player[kind])).status).toBe(503);
         });
         expect(await rows('session.revoked', player.user_id)).toEqual([row]);
-        await refresh(player.refresh_token).expect(200);
+        expect(await revokedAt(player.session_id)).toBeInstanceOf(Date);
 
         await revoke(player[kind]).expect(200);
         expect(await rows('session.revoked', player.user_id)).toEqual([row, row]);
         await refresh(player.refresh_token).expect(400);
       },
     );
+
+    it('a revocation Redis refused still ends the refresh: the row it marked is read first', async () => {
+      const player = await guest();
+      await withRevocationsRefused(async () => {
+        expect((await revoke(player.refresh_token)).status).toBe(503);
+      });
+      await refresh(player.refresh_token).expect(400);
+      // The refresh carried the revocation to Redis: the access token is refused from here on too.
+      await w.t.auth().get('/t/acme/me').set('Authorization', `Bearer ${player.access_token}`).expect(401);
+    });
 
     it('writes no row for a token that names no live session of this client, and still answers 200', async () => {
       const player = await guest();
@@ -143,6 +162,7 @@ describe('audit rows before their effects', () => {
     });
     expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'admin' }]);
     expect(await rows('admin.session.revoke', tokens.session_id)).toEqual([{}]);
+    expect(await revokedAt(tokens.session_id)).toBeInstanceOf(Date);
     // Run again, it revokes: the session is gone.
     expect((await run('session', 'revoke', '--id', tokens.session_id)).out).toEqual({
       session: { id: tokens.session_id, revoked: true },
