@@ -146,6 +146,58 @@ describe('key rotation without a sign-out (contract 12)', () => {
     }
   });
 
+  /**
+   * Instances roll one at a time, so during each step of the drill (docs/operations.md, "Key
+   * rotation drills") instances of that step and of the step before serve the same sessions, and
+   * what one seals or MACs the other must open: a console session it cannot open is 401 with its
+   * cookie expired, a refresh token it cannot verify is 400 `invalid_grant` (the BFF then drops
+   * the console session, a game its player's). So the new key is listed last before it is first.
+   */
+  it('a rolling rotation signs nobody out: mid-roll, an instance not yet rolled serves what a rolled one made', async () => {
+    const old = w.t.env;
+    const privacy = key();
+    const session = key();
+    /** A console session, a management and a guest refresh token, made on one instance. */
+    const madeOn = async (t: TestApp, email: string) => ({
+      console: await consoleSignIn(t, email),
+      management: await signIn(t, email),
+      guest: (
+        await t
+          .auth()
+          .post('/t/acme/guest')
+          .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(18).toString('base64url')}` })
+          .expect(201)
+      ).body as { refresh_token: string },
+    });
+    const servedBy = async (t: TestApp, made: Awaited<ReturnType<typeof madeOn>>): Promise<void> => {
+      await t.console().get('/api/auth/current').set('Cookie', made.console.cookie).expect(200);
+      await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: made.management.refresh_token }).expect(200);
+      await t
+        .auth()
+        .post('/t/acme/token')
+        .send({ grant_type: 'refresh_token', refresh_token: made.guest.refresh_token, client_id: 'cli_game' })
+        .expect(200);
+    };
+    // Step 1: the new keys listed after the old ones, beside instances with the old keys alone.
+    const step1 = await startTestApp(
+      { PRIVACY_KEY: `${old.PRIVACY_KEY},${privacy}`, CONSOLE_SESSION_KEY: `${old.CONSOLE_SESSION_KEY},${session}` },
+      { shareWith: w.t },
+    );
+    let step2: TestApp | null = null;
+    try {
+      await servedBy(w.t, await madeOn(step1, 'step1@studio.example'));
+      // Step 2: the new keys first, beside instances of step 1.
+      step2 = await startTestApp(
+        { PRIVACY_KEY: `${privacy},${old.PRIVACY_KEY}`, CONSOLE_SESSION_KEY: `${session},${old.CONSOLE_SESSION_KEY}` },
+        { shareWith: w.t },
+      );
+      await servedBy(step1, await madeOn(step2, 'step2@studio.example'));
+    } finally {
+      await step2?.close();
+      await step1.close();
+    }
+  });
+
   it('a key list with a bad member is refused at start-up, naming the key', async () => {
     const bad = await admin({ DATABASE_URL: w.t.env.DATABASE_URL!, PRIVACY_KEY: `${key()},short` }, 'chat', 'reseal');
     expect(JSON.parse(bad.stderr).message).toContain('PRIVACY_KEY (key 2): must hold at least 32 bytes');
