@@ -154,7 +154,8 @@ export class UserRecordsRepository {
   }
 
   /**
-   * Marks the user deactivated and records it; false when it was not active. `alsoRecord` (the
+   * Marks the user deactivated, and its sessions' rows revoked, and records it; false when it was
+   * not active. `alsoRecord` (the
    * admin command's own row) is written in the same transaction whether or not the status changed:
    * the caller revokes the sessions afterwards, so the rows exist before that effect (issue 22).
    */
@@ -172,6 +173,13 @@ export class UserRecordsRepository {
           WHERE id = $1 AND tenant_id = $2 AND status = 'active'`,
           [userId, tenantId],
         ),
+      );
+      // The sessions' rows end with the user, before Redis revokes the live sessions: should that
+      // revocation be lost (refused, or a Redis that comes back without its last writes), a
+      // customer refresh still finds its row ended, and purge counts the sessions as ended.
+      await m.query(
+        `UPDATE sessions SET revoked_at = clock_timestamp() WHERE user_id = $1 AND tenant_id = $2 AND revoked_at IS NULL`,
+        [userId, tenantId],
       );
       const deactivated: AuditRecord[] =
         updated > 0 ? [{ type: 'user.deactivated', tenantId, subject: userId, data: { by } }] : [];

@@ -183,6 +183,20 @@ describe('audit rows before their effects', () => {
     expect(await rows('admin.user.deactivate', userId)).toEqual([{}, {}]);
   });
 
+  it('user deactivate of a player: a failed revocation still ends its refresh, through the rows it marked', async () => {
+    const player = await w.client().createGuest();
+    await withRevocationsRefused(async () => {
+      expect((await run('user', 'deactivate', '--tenant', 'acme', '--id', player.user_id)).status).toBe(1);
+    });
+    expect(await rows('user.deactivated', player.user_id)).toEqual([{ by: 'admin' }]);
+    expect(await revokedAt(player.session_id)).toBeInstanceOf(Date);
+    await w.t
+      .auth()
+      .post('/t/acme/token')
+      .send({ grant_type: 'refresh_token', refresh_token: player.refresh_token, client_id: 'cli_game' })
+      .expect(400);
+  });
+
   it('user delete: a failed revocation leaves its row and the user in place; run again, it erases', async () => {
     const player = await w.client().createGuest();
     await withRevocationsRefused(async () => {
