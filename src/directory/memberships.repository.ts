@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { AppError } from '../errors/app-error';
 import { MembershipEntity } from '../platform/database/entities/membership.entity';
 import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { MEMBERSHIP_ROLES, type MembershipRecord, type MembershipRole, type TenantRecord } from './records';
 import {
+  bool,
   decodeFirst,
   decodeRows,
   nullableText,
@@ -75,7 +76,7 @@ export class MembershipsRepository {
   /**
    * Adds a member, or changes the role of one, with its audit rows; `removeRecorded` removes one.
    * Both lock the tenant's memberships and refuse (writing nothing) a change that would leave
-   * the tenant without an owner: nobody could then change its members but an operator.
+   * the tenant without an active owner: nobody could then change its members but an operator.
    */
   async putRecorded(
     tenantId: string,
@@ -99,16 +100,23 @@ export class MembershipsRepository {
   ): Promise<boolean> {
     return this.memberships.manager.transaction(async (m) => {
       const rows = rowsOf(
-        await m.query('SELECT user_id, role FROM memberships WHERE tenant_id = $1 ORDER BY user_id FOR UPDATE', [
-          tenantId,
-        ]),
+        await m.query(
+          `SELECT ms.user_id, ms.role, u.status = 'active' AS active
+             FROM memberships ms JOIN users u ON u.id = ms.user_id
+            WHERE ms.tenant_id = $1 ORDER BY ms.user_id FOR UPDATE OF ms`,
+          [tenantId],
+        ),
       );
-      const roles = new Map(rows.map((r) => [text(r, 'user_id'), text(r, 'role')]));
-      if (role === null && !roles.has(userId)) return false;
-      const hadOwner = [...roles.values()].includes('owner');
-      if (role === null) roles.delete(userId);
-      else roles.set(userId, role);
-      if (hadOwner && ![...roles.values()].includes('owner'))
+      const members = new Map(
+        rows.map((r) => [text(r, 'user_id'), { role: text(r, 'role'), active: bool(r, 'active') }]),
+      );
+      if (role === null && !members.has(userId)) return false;
+      // Only an owner who can sign in can change the members: a deactivated one counts for nothing.
+      const anActiveOwner = () => [...members.values()].some((mb) => mb.role === 'owner' && mb.active);
+      const hadOwner = anActiveOwner();
+      if (role === null) members.delete(userId);
+      else members.set(userId, { role, active: members.get(userId)?.active ?? (await this.isActive(m, userId)) });
+      if (hadOwner && !anActiveOwner())
         throw new AppError('invalid_request', 'A tenant keeps at least one owner: make another member owner first.');
       if (role === null)
         await m.query('DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2', [tenantId, userId]);
@@ -121,6 +129,11 @@ export class MembershipsRepository {
       await insertAuditRecords(m, records);
       return true;
     });
+  }
+
+  private async isActive(m: EntityManager, userId: string): Promise<boolean> {
+    const [row] = rowsOf(await m.query(`SELECT status = 'active' AS active FROM users WHERE id = $1`, [userId]));
+    return row !== undefined && bool(row, 'active');
   }
 
   listOfUser(userId: string): Promise<MembershipRecord[]> {

@@ -99,4 +99,24 @@ describe('management API: members (contract 15)', () => {
       .post(`${T}/members`, { email: emailOf('owner'), role: 'admin' })
       .expect(201);
   });
+
+  it('counts only active owners: beside a deactivated one, the last active owner cannot step down', async () => {
+    const { owner, viewer } = w.userIds;
+    // Two owners, one of them deactivated; every other member a non-owner.
+    await w.t.pg.query(
+      `UPDATE memberships SET role = CASE WHEN user_id IN ($1, $2) THEN 'owner' ELSE 'admin' END WHERE tenant_id = 'acme'`,
+      [owner, viewer],
+    );
+    await w.t.pg.query(`UPDATE users SET status = 'deactivated', deactivated_at = now() WHERE id = $1`, [viewer]);
+    const before = await memberRows();
+    const stepDown = await w
+      .as('owner')
+      .post(`${T}/members`, { email: emailOf('owner'), role: 'admin' })
+      .expect(400);
+    expect(stepDown.body.error_description).toMatch(/owner/);
+    await w.as('owner').delete(`${T}/members/${owner}`).expect(400);
+    expect(await memberRows()).toEqual(before);
+    // The deactivated owner may go: an active one stays.
+    await w.as('owner').delete(`${T}/members/${viewer}`).expect(200);
+  });
 });
