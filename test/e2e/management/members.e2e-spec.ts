@@ -59,6 +59,8 @@ describe('management API: members (contract 15)', () => {
   it.each([
     ['an unknown role', { email: 'x@studio.example', role: 'superuser' }],
     ['not an address', { email: 'not an address', role: 'viewer' }],
+    // The sign-in form refuses it, so such a member could never sign in.
+    ['an address the sign-in form refuses', { email: 'dev@localhost', role: 'viewer' }],
     ['an unknown field', { email: 'x@studio.example', role: 'viewer', tenant: 'other-team' }],
     ['a missing role', { email: 'x@studio.example' }],
   ])('refuses %s with 400 and changes nothing', async (_label, body) => {
