@@ -188,7 +188,8 @@ export class ProviderSignInService {
   /**
    * `POST providers/{id}/token` (contract 14, native flow): the ID token is checked before
    * anything is written, so a refused token leaves no flow, user or proof; a checked one proves a
-   * sign-in once (a replay of it is refused like any other bad token).
+   * sign-in once (a replay of it is refused like any other bad token), and a request that issues no
+   * proof leaves it unspent.
    */
   async nativeToken(
     ctx: GuestRequestContext,
@@ -201,17 +202,25 @@ export class ProviderSignInService {
     const proven = await this.idTokens.verify(provider, idToken, nonce);
     return this.flows.within(ctx, async (flow: BoundFlow) => {
       const ttl = Math.max(1, proven.expiresAt - Math.floor(Date.now() / 1000) + 60);
-      if (!(await this.store.putIfAbsent(spentTokenKey(idToken), 1, ttl)))
+      const spent = spentTokenKey(idToken);
+      if (!(await this.store.putIfAbsent(spent, 1, ttl)))
         throw new AppError('invalid_grant', 'This ID token was used already.');
-      return this.proofs.issue(
-        { tenantId: ctx.tenantId, clientId: client.id, ...flow },
-        {
-          provider: provider.id,
-          subject: proven.subject,
-          verifiedEmail: proven.verifiedEmail,
-          metadata: { issuer: provider.issuer },
-        },
-      );
+      return this.proofs
+        .issue(
+          { tenantId: ctx.tenantId, clientId: client.id, ...flow },
+          {
+            provider: provider.id,
+            subject: proven.subject,
+            verifiedEmail: proven.verifiedEmail,
+            metadata: { issuer: provider.issuer },
+          },
+        )
+        .catch(async (err: unknown) => {
+          // No proof came of it (PostgreSQL or Redis refused the work, contract 10): the token
+          // is spent only with the proof it produced, so the player's retry with it succeeds.
+          await this.store.destroy(spent).catch(() => undefined);
+          throw err;
+        });
     });
   }
 
