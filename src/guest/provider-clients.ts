@@ -6,7 +6,7 @@ import { custom, errors, Issuer, type BaseClient } from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import type { IdentityProvider } from '../directory/identity-providers.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import { provenClaims, type ProvenIdToken } from './provider-id-tokens';
+import { issuedInTheFuture, provenClaims, type ProvenIdToken } from './provider-id-tokens';
 
 /** What the browser flow binds to its state: the PKCE verifier and the nonce (contract 14). */
 export interface AuthorizationChecks {
@@ -21,7 +21,8 @@ const APPLE_SECRET_TTL_SECONDS = 300;
 /**
  * The browser flow's side of an OpenID Connect provider, through openid-client: the authorization
  * URL (code, PKCE S256, state, nonce), and the callback that exchanges the code and checks the ID
- * token (signature from the issuer's JWKS, `iss`, `aud`, `exp`, `nonce`). The token request
+ * token (signature from the issuer's JWKS, `iss`, `aud`, `exp`, `nonce`, and `iat` not in the future,
+ * contract 8). The token request
  * authenticates as discovery allowed when the provider was added; a provider with Apple's options
  * sends a fresh ES256 client-secret JWT by client_secret_post. Each issuer's keys are cached with
  * it, so a callback does not fetch the JWKS every time.
@@ -66,7 +67,9 @@ export class ProviderClients {
         code_verifier: checks.codeVerifier,
       });
       if (!tokens.id_token) throw new AppError('invalid_grant', 'The provider sent no ID token.');
-      return provenClaims(tokens.claims());
+      const claims = tokens.claims();
+      if (issuedInTheFuture(claims)) throw new AppError('invalid_grant', 'The ID token is issued in the future.');
+      return provenClaims(claims);
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (providerUnavailable(err)) throw new DependencyUnavailableError('identity_provider', err);

@@ -84,6 +84,18 @@ export function provenClaims(claims: Record<string, unknown>): ProvenIdToken {
   return { subject: sub, verifiedEmail: emailOk ? email.toLowerCase() : null, expiresAt: exp };
 }
 
+/**
+ * Contract 8: a JWT whose `iat` lies further in the future than the clock tolerance is refused.
+ * jose checks it for the native flow (`maxTokenAge`); openid-client, which checks the browser
+ * flow's ID token, checks `nbf` but not `iat`, so the callback asks this too.
+ */
+export function issuedInTheFuture(
+  claims: Record<string, unknown>,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
+  return typeof claims.iat !== 'number' || claims.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS;
+}
+
 /** The issuer's keys could not be read (network, timeout, not a JWK Set): not the token's fault. */
 function isKeySetFailure(err: unknown): boolean {
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;

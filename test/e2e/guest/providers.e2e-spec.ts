@@ -654,6 +654,57 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       }
     });
 
+    it('refuses an ID token from the token endpoint issued more than 60 s in the future (contract 8): error, no proof', async () => {
+      // A token endpoint that answers with the ID token the test shapes, signed with the issuer's key.
+      let idToken = '';
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: 'at', token_type: 'Bearer', expires_in: 60, id_token: idToken }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        await w.t.app.get(IdentityProvidersRepository).add({
+          tenantId: 'acme',
+          id: 'shaped',
+          issuer: p.plain.issuer,
+          clientId: 'web-client',
+          scopes: ['openid'],
+          nativeClientIds: [],
+          endpoints: {
+            authorization_endpoint: `${p.plain.issuer}/auth`,
+            token_endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+            jwks_uri: `${p.plain.issuer}/jwks`,
+            token_endpoint_auth_method: 'client_secret_basic',
+            id_token_signed_response_alg: 'RS256',
+          },
+          credential: { kind: 'client_secret', secret: 'web-secret' },
+        });
+        /** The callback's redirect, and the proofs it left (the guest's own upgrade proof aside). */
+        const round = async (sub: string, iat: number): Promise<[string, string[]]> => {
+          const c = w.client();
+          await c.createGuest();
+          const before = await proofKeys();
+          const atIssuer = await startAtProvider(c, 'shaped');
+          const nonce = atIssuer.searchParams.get('nonce');
+          idToken = await p.plain.sign({ iss: p.plain.issuer, aud: 'web-client', sub, nonce, iat, exp: iat + 300 });
+          const res = await w.t
+            .auth()
+            .get('/t/acme/providers/callback')
+            .query({ code: 'c0de', state: atIssuer.searchParams.get('state') })
+            .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+            .expect(302);
+          return [res.headers.location as string, (await proofKeys()).filter((k) => !before.includes(k))];
+        };
+        expect(await round('future-1', now() + 600)).toEqual(['https://play.acme.example/auth?error=server_error', []]);
+        expect(await identityRows('shaped', 'future-1')).toEqual([]);
+        // The same answer issued now is accepted: the refusal above was the check at work.
+        const [accepted] = await round('future-2', now());
+        expect(GuestClient.providerRedirectResult(accepted).proof_id).toMatch(/^prf_/);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
     it('a credential another account owns: 409 identity_in_use at upgrade, then sign-in with the same proof', async () => {
       const owner = w.client();
       await owner.createGuest();
