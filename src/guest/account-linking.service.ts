@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { AppError } from '../errors/app-error';
+import { AppError, DependencyUnavailableError } from '../errors/app-error';
+import { dependencyOf } from '../errors/dependency-failure';
 import type { PrincipalOf } from '../http/principal';
 import type { GuestRequestContext } from './browser-flows';
 import { GuestAccountsRepository } from './guest-accounts.repository';
@@ -27,7 +28,11 @@ export class AccountLinkingService {
     proofId: string,
   ): Promise<{ user_id: string; linked_identity: LinkedIdentity }> {
     await this.intentAndProof.admit(ctx, player, 'account-link-subject');
-    const { client, intent, proof, restoreProof } = await this.intentAndProof.consume(ctx, player, proofId);
+    const { client, intent, proof, restoreProof, restoreIntentAndProof } = await this.intentAndProof.consume(
+      ctx,
+      player,
+      proofId,
+    );
     await this.accounts
       .transaction(async (m) => {
         const outcome = await this.accounts.moveIdentity(m, {
@@ -54,6 +59,11 @@ export class AccountLinkingService {
       .catch(async (err: unknown) => {
         // As at upgrade (contract 13): the proof stays usable to sign in to the account that owns it.
         if (err instanceof AppError && err.code === 'identity_in_use') await restoreProof();
+        // A dependency refused the work (503, contract 10): the caller keeps what it came with, so
+        // the retry links (contract 13). Should the commit have happened unseen, the retry finds the
+        // credential linked already and answers as before without recording it twice.
+        else if (err instanceof DependencyUnavailableError || dependencyOf(err) !== null)
+          await restoreIntentAndProof().catch(() => undefined);
         throw err;
       });
     return {

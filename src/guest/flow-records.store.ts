@@ -125,13 +125,21 @@ local ci = cjson.decode(i)
 local cp = cjson.decode(p)
 if cp.kind ~= 'provider' or not bound(ci) or not bound(cp) or ci.sessionId ~= ARGV[4] or ci.userId ~= ARGV[5] then return false end
 local ttl = redis.call('PTTL', KEYS[2])
+local ittl = redis.call('PTTL', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
-return {i, p, ttl}`);
+return {i, p, ttl, ittl}`);
 
 // Contract 13: a proof refused with 409 identity_in_use goes back as it was, for the rest of its
 // lifetime, so the player can sign in to the account that owns the credential without a new code.
 const RESTORE_PROOF = new RedisScript(`
 return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') and 1 or 0`);
+
+// Contract 13: a link that PostgreSQL refused (503) spent nothing, so the intent goes back with the
+// proof, each for the rest of its lifetime; an intent put on the flow meanwhile is left alone.
+const RESTORE_INTENT_AND_PROOF = new RedisScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4], 'NX')
+return 1`);
 
 @Injectable()
 export class FlowRecordsStore {
@@ -192,19 +200,40 @@ export class FlowRecordsStore {
     b: Binding,
     sessionId: string,
     userId: string,
-  ): Promise<{ intent: LinkingIntent; proof: ProviderProof; restoreProof: () => Promise<void> } | null> {
+  ): Promise<{
+    intent: LinkingIntent;
+    proof: ProviderProof;
+    restoreProof: () => Promise<void>;
+    restoreIntentAndProof: () => Promise<void>;
+  } | null> {
     const reply = await CONSUME_FOR_UPGRADE.run(
       this.redis,
       [intentKey(flowId), proofKey(flowId, proofId)],
       [b.tenantId, b.clientId, b.cookieHash, sessionId, userId],
     );
-    const [rawIntent, rawProof, ttlMs] = arrayReply(reply);
+    const [rawIntent, rawProof, ttlMs, intentTtlMs] = arrayReply(reply);
     const intent = decodeJson(rawIntent, decodeLinkingIntent);
     const proof = decodeJson(rawProof, decodeProviderProof);
-    if (!intent || !proof || typeof rawProof !== 'string' || typeof ttlMs !== 'number') return null;
+    if (
+      !intent ||
+      !proof ||
+      typeof rawIntent !== 'string' ||
+      typeof rawProof !== 'string' ||
+      typeof ttlMs !== 'number' ||
+      typeof intentTtlMs !== 'number'
+    )
+      return null;
     const restoreProof = async (): Promise<void> => {
       if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [rawProof, ttlMs]);
     };
-    return { intent, proof, restoreProof };
+    const restoreIntentAndProof = async (): Promise<void> => {
+      if (ttlMs > 0 && intentTtlMs > 0)
+        await RESTORE_INTENT_AND_PROOF.run(
+          this.redis,
+          [intentKey(flowId), proofKey(flowId, proofId)],
+          [rawIntent, intentTtlMs, rawProof, ttlMs],
+        );
+    };
+    return { intent, proof, restoreProof, restoreIntentAndProof };
   }
 }

@@ -13,6 +13,8 @@ export interface ConsumedIntentAndProof {
   readonly proof: ProviderProof;
   /** Puts the proof back for the rest of its lifetime (a 409 identity_in_use, contract 13). */
   readonly restoreProof: () => Promise<void>;
+  /** Puts both back for the rest of their lifetimes (a link PostgreSQL refused, contract 13). */
+  readonly restoreIntentAndProof: () => Promise<void>;
 }
 
 /**

@@ -3,6 +3,8 @@ import { GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import { browserWithFlow, NATIVE_APP_ID, startProviders, type ProviderWorld } from '../../support/provider-fixtures';
 
+// @redis-cluster flow-records.store:RESTORE_INTENT_AND_PROOF
+
 describe('linking and unlinking credentials of a full account (contract 14)', () => {
   let w: GuestWorld;
   let p: ProviderWorld;
@@ -99,6 +101,34 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     expect(rows.rows).toEqual([{ user_id: first.c.userId }]);
     expect(await audit('identity.linked', c.userId as string)).toEqual([]);
     expect((await c.signIn(proof.proof_id)).user_id).toBe(first.c.userId);
+  });
+
+  it('a link refused with 503 inside its transaction spends neither intent nor proof: the retry links (contract 13)', async () => {
+    const { c } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    const proof = await c.providerToken('google', await googleToken('flaky-link-1'));
+    // PostgreSQL refuses the move (a serialization failure) after the intent and proof were taken.
+    await w.t.pg.query(`
+      CREATE FUNCTION test_refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
+    await w.t.pg.query(`
+      CREATE TRIGGER test_refuse_move BEFORE UPDATE ON identities FOR EACH ROW
+      WHEN (NEW.provider_subject = 'flaky-link-1') EXECUTE FUNCTION test_refuse_move()`);
+    try {
+      await expect(c.linkIdentity(proof.proof_id)).rejects.toMatchObject({
+        status: 503,
+        code: 'temporarily_unavailable',
+      });
+    } finally {
+      await w.t.pg.query('DROP TRIGGER test_refuse_move ON identities');
+      await w.t.pg.query('DROP FUNCTION test_refuse_move()');
+    }
+    expect(await audit('identity.linked', c.userId as string)).toEqual([]);
+    expect(await c.linkIdentity(proof.proof_id)).toEqual({
+      user_id: c.userId,
+      linked_identity: { provider: 'google', provider_subject: 'flaky-link-1', email: null },
+    });
+    expect(await audit('identity.linked', c.userId as string)).toHaveLength(1);
   });
 
   it('unlinks a credential (identity.unlinked), never the last one (409 last_identity); an unknown one is 404', async () => {
