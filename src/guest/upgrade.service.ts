@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
+import { dependencyOf } from '../errors/dependency-failure';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
@@ -100,48 +102,65 @@ export class UpgradeService {
     proofId: string,
   ): Promise<Attached> {
     // Rules 2 and 3: intent and proof consumed together, once, only when fresh and bound alike.
-    const { client, intent, proof, restoreProof } = await this.intentAndProof.consume(ctx, guest, proofId);
+    const { client, intent, proof, restoreProof, restoreIntentAndProof } = await this.intentAndProof.consume(
+      ctx,
+      guest,
+      proofId,
+    );
 
     // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
     // replacement session's row and the audit row in one transaction.
-    const replacementSessionId = await this.accounts
-      .transaction(async (m) => {
-        const outcome = await this.accounts.moveIdentity(m, {
+    const work = async (m: EntityManager): Promise<string> => {
+      const outcome = await this.accounts.moveIdentity(m, {
+        tenantId: ctx.tenantId,
+        userId: guest.userId,
+        identityId: proof.identityId,
+        intentCreatedAt: intent.createdAt,
+      });
+      // Rule 7: another owner keeps the credential; no merge is attempted.
+      if (outcome === 'in_use') throw new AppError('identity_in_use');
+      // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
+      // second upgrade that raced past the bearer check before the first revoked the session is
+      // an intent that no longer holds, not a credential in use.
+      if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
+      if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
+        throw new AppError('invalid_proof');
+      const replacement = await this.customerSessions.record(client, guest.userId, m);
+      await this.audit.record(
+        {
+          type: 'guest.upgraded',
           tenantId: ctx.tenantId,
-          userId: guest.userId,
-          identityId: proof.identityId,
-          intentCreatedAt: intent.createdAt,
-        });
-        // Rule 7: another owner keeps the credential; no merge is attempted.
-        if (outcome === 'in_use') throw new AppError('identity_in_use');
-        // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
-        // second upgrade that raced past the bearer check before the first revoked the session is
-        // an intent that no longer holds, not a credential in use.
-        if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
-        if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
-          throw new AppError('invalid_proof');
-        const replacement = await this.customerSessions.record(client, guest.userId, m);
-        await this.audit.record(
-          {
-            type: 'guest.upgraded',
-            tenantId: ctx.tenantId,
-            subject: guest.userId,
-            data: {
-              old_session_id: guest.sessionId,
-              new_session_id: replacement,
-              provider: proof.provider,
-              client_id: client.id,
-            },
+          subject: guest.userId,
+          data: {
+            old_session_id: guest.sessionId,
+            new_session_id: replacement,
+            provider: proof.provider,
+            client_id: client.id,
           },
-          m,
-        );
-        // Last, so the day's counter row is locked only until the commit (contract 15's chart).
-        await this.stats.count(m, ctx.tenantId, 'upgrades');
-        return replacement;
-      })
+        },
+        m,
+      );
+      // Last, so the day's counter row is locked only until the commit (contract 15's chart).
+      await this.stats.count(m, ctx.tenantId, 'upgrades');
+      return replacement;
+    };
+    let failedBeforeCommit = false;
+    const replacementSessionId = await this.accounts
+      .transaction((m) =>
+        work(m).catch((err: unknown) => {
+          // Thrown by the work itself: COMMIT was never sent, so nothing of it was committed.
+          failedBeforeCommit = true;
+          throw err;
+        }),
+      )
       .catch(async (err: unknown) => {
         // Contract 13: the player who finds an existing account signs in to it with this same proof.
         if (err instanceof AppError && err.code === 'identity_in_use') await restoreProof();
+        // PostgreSQL refused the work (503, contract 10) and certainly nothing was committed: the
+        // guest keeps its intent and proof, so the retry upgrades. A COMMIT that failed may have
+        // committed, so then both stay spent, as the session's upgrade mark stays (`upgrade`).
+        else if (failedBeforeCommit && (err instanceof DependencyUnavailableError || dependencyOf(err) !== null))
+          await restoreIntentAndProof().catch(() => undefined);
         throw err;
       });
     return {

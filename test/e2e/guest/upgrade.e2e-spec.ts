@@ -386,6 +386,33 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.createLinkingIntent())).toBe(200);
   });
 
+  it('an upgrade PostgreSQL refused inside its transaction (503) spends neither intent nor proof: the retry upgrades', async () => {
+    const c = await guestWithIntent();
+    const proof = await emailProof(w, c, 'flaky-upgrade@example.com');
+    // A serialization failure on the credential's move, after the intent and proof were taken.
+    await w.t.pg.query(`
+      CREATE FUNCTION test_refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
+    await w.t.pg.query(`
+      CREATE TRIGGER test_refuse_move BEFORE UPDATE ON identities FOR EACH ROW
+      WHEN (NEW.provider_subject = 'flaky-upgrade@example.com') EXECUTE FUNCTION test_refuse_move()`);
+    try {
+      expect(await status(c.upgrade(proof))).toBe('503 temporarily_unavailable');
+    } finally {
+      await w.t.pg.query('DROP TRIGGER test_refuse_move ON identities');
+      await w.t.pg.query('DROP FUNCTION test_refuse_move()');
+    }
+    const upgraded = await c.upgrade(proof);
+    expect(upgraded).toMatchObject({
+      user_id: c.userId,
+      linked_identity: { provider: 'email', provider_subject: 'flaky-upgrade@example.com' },
+    });
+    const audit = await w.t.pg.query(`SELECT 1 FROM audit_events WHERE type = 'guest.upgraded' AND subject = $1`, [
+      c.userId,
+    ]);
+    expect(audit.rows).toHaveLength(1);
+  });
+
   it('answers 409 identity_in_use for a credential another account owns, and merges nothing', async () => {
     const owner = w.client();
     await owner.createGuest();
