@@ -83,12 +83,24 @@ export class GuestAccountsRepository {
     return rows.length === 1;
   }
 
-  /** Sign-in with a proof: an active user, a provisional one becoming a regular account. */
-  async activateForSignIn(tenantId: string, userId: string, m: EntityManager): Promise<boolean> {
+  /**
+   * Sign-in with a proof: an active user that still holds the proven identity, a provisional one
+   * becoming a regular account. A proof outlives an unlink or a move of its credential, so the
+   * identity is asked again; whoever unlinks or moves it locks this user's row before changing it,
+   * so the read after that lock is current.
+   */
+  async activateForSignIn(tenantId: string, userId: string, identityId: string, m: EntityManager): Promise<boolean> {
     const [user] = rowsOf(
       await m.query('SELECT kind, status FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [userId, tenantId]),
     );
     if (!user || text(user, 'status') !== 'active') return false;
+    const held = rowsOf(
+      await m.query(`SELECT 1 FROM identities WHERE id = $1 AND user_id = $2 AND status = 'active'`, [
+        identityId,
+        userId,
+      ]),
+    );
+    if (held.length !== 1) return false;
     if (text(user, 'kind') === 'provisional')
       await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [userId]);
     return true;

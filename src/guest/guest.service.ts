@@ -169,7 +169,8 @@ export class GuestService {
     });
     if (!proof) throw new AppError('invalid_proof');
     const sessionId = await this.accounts.transaction(async (m) => {
-      if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, m))) throw new AppError('invalid_proof');
+      if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, proof.identityId, m)))
+        throw new AppError('invalid_proof');
       const recorded = await this.sessions.record(client, proof.userId, m);
       // Last, so the day's counter row is locked only until the commit (contract 15's chart).
       await this.stats.count(m, ctx.tenantId, 'sign_ins');

@@ -149,6 +149,19 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     await c.linkIdentity((await c.providerToken('google', await googleToken('unlink-g-1'))).proof_id);
   });
 
+  it('a proof issued before its credential was unlinked no longer signs in to the account', async () => {
+    const { c } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('google', await googleToken('unlinked-later-1'))).proof_id);
+    // Whoever proved the credential in another browser, while the account still held it.
+    const other = w.client();
+    const proof = await other.providerToken('google', await googleToken('unlinked-later-1'));
+    await c.unlinkIdentity('google', 'unlinked-later-1');
+    await expect(other.signIn(proof.proof_id)).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+    const sessions = await w.t.pg.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [c.userId]);
+    expect(sessions.rows).toEqual([{ n: 2 }]);
+  });
+
   it('unlinks a credential whose subject holds URL delimiters (an issuer may use a URL as its sub)', async () => {
     const { c, email } = await fullAccount();
     const subject = `https://idp.example/users/42?tab=a#b%2F${randomBytes(3).toString('hex')}`;
