@@ -46,3 +46,33 @@ export class PostgresOutage {
     await this.admin.end();
   }
 }
+
+/**
+ * Runs `body` while PostgreSQL refuses to write (`on` INSERT or UPDATE) the identity row of
+ * `providerSubject` with a serialization failure, a fault of the moment (contract 10: 503): the
+ * request gets past every read and check before it, and what it took before the write is what the
+ * test then looks at. The trigger is gone again when `body` settles.
+ */
+export async function whileIdentityWriteRefused(
+  pg: Pick<Client, 'query'>,
+  on: 'INSERT' | 'UPDATE',
+  providerSubject: string,
+  body: () => Promise<void>,
+): Promise<void> {
+  await pg.query(`
+    CREATE FUNCTION test_refuse_identity() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
+  await pg.query(
+    `CREATE TRIGGER test_refuse_identity BEFORE ${on} ON identities FOR EACH ROW
+     WHEN (NEW.provider_subject = ${pgLiteral(providerSubject)}) EXECUTE FUNCTION test_refuse_identity()`,
+  );
+  try {
+    await body();
+  } finally {
+    await pg.query('DROP TRIGGER test_refuse_identity ON identities');
+    await pg.query('DROP FUNCTION test_refuse_identity()');
+  }
+}
+
+/** A trigger's WHEN takes no parameters: the subject as a quoted literal. */
+const pgLiteral = (value: string): string => `'${value.replace(/'/g, "''")}'`;

@@ -1,3 +1,4 @@
+import { whileIdentityWriteRefused } from '../../support/postgres-outage';
 import { randomBytes } from 'node:crypto';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -108,21 +109,12 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     await c.createAccountLinkingIntent();
     const proof = await c.providerToken('google', await googleToken('flaky-link-1'));
     // PostgreSQL refuses the move (a serialization failure) after the intent and proof were taken.
-    await w.t.pg.query(`
-      CREATE FUNCTION test_refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
-    await w.t.pg.query(`
-      CREATE TRIGGER test_refuse_move BEFORE UPDATE ON identities FOR EACH ROW
-      WHEN (NEW.provider_subject = 'flaky-link-1') EXECUTE FUNCTION test_refuse_move()`);
-    try {
+    await whileIdentityWriteRefused(w.t.pg, 'UPDATE', 'flaky-link-1', async () => {
       await expect(c.linkIdentity(proof.proof_id)).rejects.toMatchObject({
         status: 503,
         code: 'temporarily_unavailable',
       });
-    } finally {
-      await w.t.pg.query('DROP TRIGGER test_refuse_move ON identities');
-      await w.t.pg.query('DROP FUNCTION test_refuse_move()');
-    }
+    });
     expect(await audit('identity.linked', c.userId as string)).toEqual([]);
     expect(await c.linkIdentity(proof.proof_id)).toEqual({
       user_id: c.userId,

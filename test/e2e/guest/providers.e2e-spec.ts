@@ -1,3 +1,4 @@
+import { whileIdentityWriteRefused } from '../../support/postgres-outage';
 import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -297,12 +298,6 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
     it('an ID token refused with 503 after its checks is not spent: the retry with it succeeds', async () => {
       // PostgreSQL refuses the identity's row (a serialization failure) after the token was
       // checked and every read before it succeeded: a fault of the moment, not of the token.
-      await w.t.pg.query(`
-        CREATE FUNCTION test_refuse_identity() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
-      await w.t.pg.query(`
-        CREATE TRIGGER test_refuse_identity BEFORE INSERT ON identities FOR EACH ROW
-        WHEN (NEW.provider_subject = 'flaky-1') EXECUTE FUNCTION test_refuse_identity()`);
       const idToken = await p.plain.sign({
         iss: p.plain.issuer,
         aud: NATIVE_APP_ID,
@@ -316,17 +311,14 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
           .auth()
           .post('/t/acme/providers/google/token')
           .send({ client_id: 'cli_game', browser_flow_id: flowId, id_token: idToken });
-      try {
+      await whileIdentityWriteRefused(w.t.pg, 'INSERT', 'flaky-1', async () => {
         const refused = await present();
         expect([refused.status, refused.body.error, refused.headers['set-cookie']]).toEqual([
           503,
           'temporarily_unavailable',
           undefined,
         ]);
-      } finally {
-        await w.t.pg.query('DROP TRIGGER test_refuse_identity ON identities');
-        await w.t.pg.query('DROP FUNCTION test_refuse_identity()');
-      }
+      });
       const retried = await present();
       expect([retried.status, retried.body.proof_id]).toEqual([200, expect.stringMatching(/^prf_/)]);
       expect(await identityRows('google', 'flaky-1')).toHaveLength(1);

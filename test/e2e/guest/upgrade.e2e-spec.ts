@@ -1,3 +1,4 @@
+import { whileIdentityWriteRefused } from '../../support/postgres-outage';
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
@@ -390,18 +391,9 @@ describe('guest upgrade by email (spec 4.3)', () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'flaky-upgrade@example.com');
     // A serialization failure on the credential's move, after the intent and proof were taken.
-    await w.t.pg.query(`
-      CREATE FUNCTION test_refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
-    await w.t.pg.query(`
-      CREATE TRIGGER test_refuse_move BEFORE UPDATE ON identities FOR EACH ROW
-      WHEN (NEW.provider_subject = 'flaky-upgrade@example.com') EXECUTE FUNCTION test_refuse_move()`);
-    try {
+    await whileIdentityWriteRefused(w.t.pg, 'UPDATE', 'flaky-upgrade@example.com', async () => {
       expect(await status(c.upgrade(proof))).toBe('503 temporarily_unavailable');
-    } finally {
-      await w.t.pg.query('DROP TRIGGER test_refuse_move ON identities');
-      await w.t.pg.query('DROP FUNCTION test_refuse_move()');
-    }
+    });
     const upgraded = await c.upgrade(proof);
     expect(upgraded).toMatchObject({
       user_id: c.userId,
