@@ -35,8 +35,8 @@ const vendor = (pkg: string, file: string): Asset => asset(JS, readFileSync(join
 const PAGE = own('index.html', 'text/html; charset=utf-8');
 
 /**
- * The explicit allow-list of /assets/{name}: the page's own modules and stylesheet, Preact and
- * htm. Nothing else under node_modules (or anywhere) can be reached through this route.
+ * The explicit allow-list of /assets/{name}: the page's own modules, stylesheet and icon, Preact
+ * and htm. Nothing else under node_modules (or anywhere) can be reached through this route.
  */
 const ASSETS: Readonly<Record<string, Asset>> = {
   'console.js': own('console.js', JS),
@@ -49,6 +49,7 @@ const ASSETS: Readonly<Record<string, Asset>> = {
   'audit.js': own('audit.js', JS),
   'members.js': own('members.js', JS),
   'console.css': own('console.css', 'text/css; charset=utf-8'),
+  'favicon.svg': own('favicon.svg', 'image/svg+xml'),
   'preact.mjs': vendor('preact', 'preact.mjs'),
   'htm.mjs': vendor('htm', 'htm.mjs'),
 };

@@ -14,6 +14,7 @@ import { errorPage, signInPage } from './sign-in-page';
 const ASSETS = {
   'sign-in.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(__dirname, 'assets', 'sign-in.js')) },
   'sign-in.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(__dirname, 'assets', 'sign-in.css')) },
+  'favicon.svg': { type: 'image/svg+xml', body: readFileSync(join(__dirname, 'assets', 'favicon.svg')) },
 } as const;
 
 @Controller()

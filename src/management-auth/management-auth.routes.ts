@@ -74,7 +74,7 @@ export const MANAGEMENT_AUTH_ROUTES = {
     operation: {
       operationId: 'getSignInAsset',
       tags,
-      summary: 'Script and stylesheet of the sign-in form',
+      summary: 'Script, stylesheet and icon of the sign-in form',
       parameters: [param('name', 'path')],
       responses: { 200: ASSET, 404: ERRORS[404] },
     },

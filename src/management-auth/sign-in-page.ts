@@ -9,6 +9,7 @@ const layout = (title: string, body: string): string => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escape(title)}</title>
+<link rel="icon" href="/management-auth/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/management-auth/assets/sign-in.css">
 </head>
 <body>

@@ -24,12 +24,13 @@ export const html = (description: string, example: string): Schema => ({
   content: { 'text/html': { schema: str(), example } },
 });
 
-/** A sign-in asset or console asset: script or stylesheet by name. */
+/** A sign-in asset or console asset: script, stylesheet or icon by name. */
 export const ASSET: Schema = {
   description: 'asset',
   content: {
     'text/javascript': { schema: str(), example: '"use strict";' },
     'text/css': { schema: str(), example: 'body { margin: 0; }' },
+    'image/svg+xml': { schema: str(), example: '<svg xmlns="http://www.w3.org/2000/svg"/>' },
   },
 };
 

@@ -16,6 +16,7 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
+  const failedLoads: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -42,17 +43,30 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     page = await (await browser.newContext()).newPage();
-    // Any CSP violation or script error on either host is a failure of the strict-CSP design.
-    // (401 from /api/auth/current while signed out and the missing favicon are expected.)
+    // Any CSP violation or script error on either host is a failure of the strict-CSP design, and
+    // every failed load is recorded; /api/auth/current's 401 while signed out is the expected one.
     page.on('console', (m) => {
       if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
+    page.on('response', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (r.status() >= 400 && !(r.status() === 401 && path === '/api/auth/current'))
+        failedLoads.push(`${r.status()} ${path}`);
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
   });
+
+  /** The page names its own icon, served from its host: browsers otherwise ask for a missing /favicon.ico. */
+  const expectIcon = async () => {
+    const href = new URL((await page.locator('link[rel="icon"]').getAttribute('href')) ?? '', page.url());
+    expect(href.origin).toBe(new URL(page.url()).origin);
+    const icon = await page.request.get(href.href);
+    expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
+  };
 
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
@@ -60,10 +74,12 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     await page.goto(`${t.consoleOrigin}/`);
     const signIn = page.getByRole('button', { name: 'Sign in' });
     await signIn.waitFor();
+    await expectIcon();
     await shot('01-signed-out');
 
     await signIn.click();
     await page.waitForURL(new RegExp(`^${t.authOrigin}/management-auth/authorize\\?`));
+    await expectIcon();
     await page.getByLabel('Email address').fill(EMAIL);
     const after = t.smtp.messages.length;
     await page.getByRole('button', { name: 'Send code' }).click();
@@ -126,6 +142,8 @@ describe('console page in Chromium: sign in, tenants, sign out', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(problems).toEqual([]);
+    // The replaced code's refusal, and nothing else: no missing icon or asset on either host.
+    expect(failedLoads).toEqual(first === code ? [] : ['400 /management-auth/email/confirm']);
   }, 60_000);
 
   it.each([
