@@ -7,17 +7,45 @@ import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
 import type { SessionBinding, Slide } from '../platform/session-store/session-store';
 
-/** A refresh slides its session (slide): on every customer refresh. */
+/**
+ * A refresh slides its session (slide): on every customer refresh. The same statement notes the
+ * generation presented and, when it is a new one, the session's activity before it (the
+ * right-hand sides read the row as it was), which session recovery needs without a round trip of
+ * its own here. Only a token not older than any presented counts as activity: an older one is a
+ * replay, or a stolen token that must not hide when the session was last really used.
+ */
 const SLIDE = new PreparedStatement(
   'slide-session',
   `UPDATE sessions
       SET expires_at = least(clock_timestamp() + make_interval(secs => $2),
                              coalesce(created_at + make_interval(secs => $3::int), 'infinity')),
+          prior_activity_at = CASE WHEN $6::int > presented_generation
+                                   THEN coalesce(generation_used_at, created_at) ELSE prior_activity_at END,
+          generation_used_at = CASE WHEN $6::int >= presented_generation
+                                    THEN clock_timestamp() ELSE generation_used_at END,
+          presented_generation = greatest(presented_generation, $6::int),
           last_used_at = clock_timestamp()
     WHERE id = $1 AND tenant_id = $4 AND client_id = $5 AND revoked_at IS NULL AND expires_at > clock_timestamp()
       AND coalesce(created_at + make_interval(secs => $3::int), 'infinity') > clock_timestamp()
     RETURNING user_id, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
 );
+
+/** A new session's row. */
+export interface NewSessionRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly clientId: string;
+  /** A customer session's: what rebuilds its live session should Redis lose it. */
+  readonly recoverable?: RecoverableSession;
+}
+
+/** What a customer session's row keeps to rebuild its live session (the secret only as a digest). */
+export interface RecoverableSession {
+  readonly secretDigest: string;
+  readonly scope: string;
+  readonly guest: boolean;
+}
 
 @Injectable()
 export class SessionRecordsRepository {
@@ -28,18 +56,22 @@ export class SessionRecordsRepository {
    * Plain SQL: this insert sits on every token exchange and sign-in, where TypeORM's insert
    * builder cost more CPU than the statement.
    */
-  async record(
-    session: Omit<SessionRecordEntity, 'createdAt' | 'revokedAt' | 'expiresAt' | 'lastUsedAt'>,
-    ttlSeconds: number,
-    m: EntityManager = this.records.manager,
-  ): Promise<void> {
-    await m.query(`INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at) VALUES ($1, $2, $3, $4, $5)`, [
-      session.id,
-      session.tenantId,
-      session.userId,
-      session.clientId,
-      new Date(Date.now() + ttlSeconds * 1000),
-    ]);
+  async record(session: NewSessionRecord, ttlSeconds: number, m: EntityManager = this.records.manager): Promise<void> {
+    const r = session.recoverable;
+    await m.query(
+      `INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at, secret_digest, scope, guest)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        session.id,
+        session.tenantId,
+        session.userId,
+        session.clientId,
+        new Date(Date.now() + ttlSeconds * 1000),
+        r?.secretDigest ?? null,
+        r?.scope ?? null,
+        r?.guest ?? null,
+      ],
+    );
   }
 
   /**
@@ -110,12 +142,14 @@ export class SessionRecordsRepository {
    * counted from its creation. Returns the new end (the database's clock, which the live session
    * in Redis is then given too) and the owner. Only a row of the realm and client the token was
    * presented to moves: `ended` when that row says the session is over, `unknown` when there is
-   * none (the second read happens only on that refusal, off the hot path).
+   * none (the second read happens only on that refusal, off the hot path). `generation` is the
+   * presented token's (0 for the format before generations).
    */
   async slide(
     sessionId: string,
     binding: SessionBinding,
     lifetime: { idleSeconds: number; absoluteSeconds: number | null },
+    generation: number,
   ): Promise<Slide> {
     const { rows } = affectedRows(
       await SLIDE.run(this.records.manager, [
@@ -124,6 +158,7 @@ export class SessionRecordsRepository {
         lifetime.absoluteSeconds,
         binding.tenantId,
         binding.clientId,
+        generation,
       ]),
     );
     const row = rows[0];

@@ -69,8 +69,8 @@ export class CustomerRefreshGrant implements Grant<
         // Contract 13: two tabs, or a retry after a lost answer, keep the session.
         reuseIntervalMs: refreshReuseInterval * 1000,
         // Contract 13: every refresh gives the session a fresh idle lifetime.
-        slide: (sid, binding) =>
-          this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }),
+        slide: (sid, binding, generation) =>
+          this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }, generation),
       },
     );
     if (rotated.outcome === 'replayed')

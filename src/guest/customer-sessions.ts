@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { SessionRecordsRepository } from '../directory/session-records.repository';
+import { SessionRecordsRepository, type RecoverableSession } from '../directory/session-records.repository';
 import { DependencyUnavailableError } from '../errors/app-error';
 import { MetricsService } from '../platform/metrics/metrics.service';
+import type { SessionSecret } from '../platform/session-store/refresh-tokens';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerTokens } from './customer-tokens';
 import type { ClientRecord } from '../directory/records';
@@ -51,6 +52,15 @@ export interface Issued<T> {
 export type SessionOrigin = 'guest' | 'sign_in' | 'upgrade';
 const STARTS_GUEST_SESSION: Readonly<Record<SessionOrigin, boolean>> = { guest: true, sign_in: false, upgrade: false };
 
+/**
+ * A customer session about to begin: its id, and its secret, made before its row so the row keeps
+ * the secret's digest (session recovery rebuilds the live session from the row after Redis lost it).
+ */
+export interface NewSession {
+  readonly id: string;
+  readonly secret: SessionSecret;
+}
+
 /** The grants a token set is issued by: a session's start, or a refresh of it. */
 type IssuingGrant = SessionOrigin | 'refresh_token';
 
@@ -82,19 +92,39 @@ export class CustomerSessions {
     return customerSessionTtl(client, this.config);
   }
 
+  newSession(): NewSession {
+    return { id: this.sessions.newSessionId(), secret: this.sessions.newSecret() };
+  }
+
+  /** What the row of a new session keeps so that its live session can be rebuilt. */
+  recoverable(client: ClientRecord, session: NewSession, origin: SessionOrigin): RecoverableSession {
+    return { secretDigest: session.secret.digest, scope: grantedScope(client), guest: STARTS_GUEST_SESSION[origin] };
+  }
+
   /**
    * The durable row of a new session, written inside the caller's transaction. Nothing is live yet:
    * `activate` makes it so after the commit, so no row lock is held while Redis answers or a token
    * is signed. A row whose activation then fails is of no use to anyone and expires with its TTL.
    */
-  async record(client: ClientRecord, userId: string, m: EntityManager = this.db.manager): Promise<string> {
-    const sessionId = this.sessions.newSessionId();
+  async record(
+    client: ClientRecord,
+    userId: string,
+    origin: SessionOrigin,
+    m: EntityManager = this.db.manager,
+  ): Promise<NewSession> {
+    const session = this.newSession();
     await this.records.record(
-      { id: sessionId, tenantId: client.tenantId, userId, clientId: client.id },
+      {
+        id: session.id,
+        tenantId: client.tenantId,
+        userId,
+        clientId: client.id,
+        recoverable: this.recoverable(client, session, origin),
+      },
       this.ttlFor(client),
       m,
     );
-    return sessionId;
+    return session;
   }
 
   /**
@@ -104,15 +134,17 @@ export class CustomerSessions {
   async activate(
     client: ClientRecord,
     userId: string,
-    sessionId: string,
+    recorded: NewSession,
     origin: SessionOrigin,
   ): Promise<CustomerTokenSet> {
     const scope = grantedScope(client);
+    const sessionId = recorded.id;
     const session = { userId, sessionId, scope, guest: STARTS_GUEST_SESSION[origin] };
     const [created, signed] = await Promise.all([
       this.sessions.create(
         { sessionId, tenantId: client.tenantId, userId, clientId: client.id, scope, email: '', guest: session.guest },
         this.ttlFor(client),
+        recorded.secret,
       ),
       this.sign(client, session),
     ]);

@@ -5,6 +5,7 @@ import { isPristineProvisionalUser } from './pristine-provisional-user';
 import { countTodaySql } from '../directory/daily-stats.repository';
 import { newRecordId } from '../directory/identifiers';
 import type { ClientRecord } from '../directory/records';
+import type { RecoverableSession } from '../directory/session-records.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { bool, count, decodeFirst, decodeRows, rowsOf, text } from '../platform/database/row-decoders';
 
@@ -18,8 +19,8 @@ const CREATE_GUEST_WITH_SESSION = new PreparedStatement(
     u AS (INSERT INTO users (id, tenant_id, kind, status) SELECT $1, $2, 'guest', 'active' FROM c RETURNING id),
     -- The day's count of guests (contract 15's chart).
     counted AS (${countTodaySql('guests_created', '$2', 'FROM u')})
-    INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at)
-    SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5) FROM u RETURNING id`,
+    INSERT INTO sessions (id, tenant_id, user_id, client_id, expires_at, secret_digest, scope, guest)
+    SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5), $8, $9, $10 FROM u RETURNING id`,
 );
 
 /** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
@@ -43,7 +44,12 @@ export class GuestAccountsRepository {
    * the caller was given: still enabled, of the same type and scopes, of an active customer tenant.
    * Returns null, writing nothing, when the row has changed.
    */
-  async createGuestWithSession(client: ClientRecord, sessionId: string, ttlSeconds: number): Promise<string | null> {
+  async createGuestWithSession(
+    client: ClientRecord,
+    sessionId: string,
+    ttlSeconds: number,
+    recoverable: RecoverableSession,
+  ): Promise<string | null> {
     const id = newRecordId('user');
     const rows = rowsOf(
       await CREATE_GUEST_WITH_SESSION.run(this.db, [
@@ -54,6 +60,9 @@ export class GuestAccountsRepository {
         ttlSeconds,
         client.type,
         client.scopes,
+        recoverable.secretDigest,
+        recoverable.scope,
+        recoverable.guest,
       ]),
     );
     return rows.length === 1 ? id : null;

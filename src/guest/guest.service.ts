@@ -3,9 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AppError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
-import { SessionStore } from '../platform/session-store/session-store';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
-import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
+import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
 import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
@@ -27,7 +26,6 @@ export class GuestService {
     private readonly accounts: GuestAccountsRepository,
     private readonly sessions: CustomerSessions,
     private readonly limiter: RateLimiter,
-    private readonly sessionIds: SessionStore,
     private readonly stats: DailyStatsRepository,
   ) {}
 
@@ -58,8 +56,8 @@ export class GuestService {
       },
     );
     return this.flows.within(ctx, async (flow) => {
-      const sessionId = this.sessionIds.newSessionId();
-      const { client, userId } = await this.insertGuest(ctx, recent, sessionId);
+      const session = this.sessions.newSession();
+      const { client, userId } = await this.insertGuest(ctx, recent, session);
       const ttl = this.config.ttl.upgradeProof;
       // The upgrade proof and the live session are independent writes, sent together to save a
       // round trip on the hot path; the proof goes first, as activating signs synchronously after
@@ -74,11 +72,11 @@ export class GuestService {
             clientId: client.id,
             cookieHash: flow.cookieHash,
             userId,
-            sessionId,
+            sessionId: session.id,
           },
           ttl,
         ),
-        this.sessions.activate(client, userId, sessionId, 'guest'),
+        this.sessions.activate(client, userId, session, 'guest'),
       ]);
       return { answer: { user_id: userId, upgrade_proof: { proof_id: proofId, expires_in: ttl }, ...tokens }, client };
     });
@@ -92,12 +90,19 @@ export class GuestService {
   private async insertGuest(
     ctx: GuestRequestContext,
     recent: ClientRecord,
-    sessionId: string,
+    session: NewSession,
   ): Promise<{ client: ClientRecord; userId: string }> {
-    const userId = await this.accounts.createGuestWithSession(recent, sessionId, this.sessions.ttlFor(recent));
+    const insert = (client: ClientRecord) =>
+      this.accounts.createGuestWithSession(
+        client,
+        session.id,
+        this.sessions.ttlFor(client),
+        this.sessions.recoverable(client, session, 'guest'),
+      );
+    const userId = await insert(recent);
     if (userId) return { client: recent, userId };
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
-    const retried = await this.accounts.createGuestWithSession(client, sessionId, this.sessions.ttlFor(client));
+    const retried = await insert(client);
     if (!retried) throw new AppError('temporarily_unavailable', 'The client changed during the request; try again.');
     return { client, userId: retried };
   }
@@ -168,15 +173,15 @@ export class GuestService {
       cookieHash: flow.cookieHash,
     });
     if (!proof) throw new AppError('invalid_proof');
-    const sessionId = await this.accounts.transaction(async (m) => {
+    const session = await this.accounts.transaction(async (m) => {
       if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, proof.identityId, m)))
         throw new AppError('invalid_proof');
-      const recorded = await this.sessions.record(client, proof.userId, m);
+      const recorded = await this.sessions.record(client, proof.userId, 'sign_in', m);
       // Last, so the day's counter row is locked only until the commit (contract 15's chart).
       await this.stats.count(m, ctx.tenantId, 'sign_ins');
       return recorded;
     });
-    const tokens = await this.sessions.activate(client, proof.userId, sessionId, 'sign_in');
+    const tokens = await this.sessions.activate(client, proof.userId, session, 'sign_in');
     return { answer: { user_id: proof.userId, ...tokens }, client };
   }
 }

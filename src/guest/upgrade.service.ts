@@ -8,7 +8,7 @@ import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { dependencyOf } from '../errors/dependency-failure';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
-import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
+import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { IntentAndProof } from './intent-and-proof';
 import type { ClientRecord } from '../directory/records';
@@ -28,7 +28,7 @@ export type UpgradeResponse = {
 /** What the upgrade's transaction committed. */
 interface Attached {
   readonly client: ClientRecord;
-  readonly replacementSessionId: string;
+  readonly replacement: NewSession;
   readonly linkedIdentity: UpgradeResponse['linked_identity'];
 }
 
@@ -75,15 +75,11 @@ export class UpgradeService {
     // reuse interval, is answered with the replacement (contract 13; SessionStore.successor).
     const [, tokens] = await Promise.all([
       this.sessions
-        .supersede(
-          guest.sessionId,
-          attached.replacementSessionId,
-          this.config.customerSessions.refreshReuseInterval * 1000,
-        )
+        .supersede(guest.sessionId, attached.replacement.id, this.config.customerSessions.refreshReuseInterval * 1000)
         .catch((err: unknown) => {
           throw new DependencyUnavailableError('redis', err);
         }),
-      this.customerSessions.activate(attached.client, guest.userId, attached.replacementSessionId, 'upgrade'),
+      this.customerSessions.activate(attached.client, guest.userId, attached.replacement, 'upgrade'),
     ]);
     this.logger.log({ tenant: ctx.tenantId, provider: attached.linkedIdentity.provider }, 'guest upgraded');
     return {
@@ -110,7 +106,7 @@ export class UpgradeService {
 
     // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
     // replacement session's row and the audit row in one transaction.
-    const work = async (m: EntityManager): Promise<string> => {
+    const work = async (m: EntityManager): Promise<NewSession> => {
       const outcome = await this.accounts.moveIdentity(m, {
         tenantId: ctx.tenantId,
         userId: guest.userId,
@@ -125,7 +121,7 @@ export class UpgradeService {
       if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
       if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
         throw new AppError('invalid_proof');
-      const replacement = await this.customerSessions.record(client, guest.userId, m);
+      const replacement = await this.customerSessions.record(client, guest.userId, 'upgrade', m);
       await this.audit.record(
         {
           type: 'guest.upgraded',
@@ -133,7 +129,7 @@ export class UpgradeService {
           subject: guest.userId,
           data: {
             old_session_id: guest.sessionId,
-            new_session_id: replacement,
+            new_session_id: replacement.id,
             provider: proof.provider,
             client_id: client.id,
           },
@@ -145,7 +141,7 @@ export class UpgradeService {
       return replacement;
     };
     let failedBeforeCommit = false;
-    const replacementSessionId = await this.accounts
+    const replacement = await this.accounts
       .transaction((m) =>
         work(m).catch((err: unknown) => {
           // Thrown by the work itself: COMMIT was never sent, so nothing of it was committed.
@@ -165,7 +161,7 @@ export class UpgradeService {
       });
     return {
       client,
-      replacementSessionId,
+      replacement,
       linkedIdentity: { provider: proof.provider, provider_subject: proof.providerSubject, email: proof.email },
     };
   }

@@ -25,6 +25,12 @@ export type ParsedRefreshToken =
   | { readonly format: 'generation'; readonly sessionId: string; readonly generation: number }
   | { readonly format: 'digest'; readonly sessionId: string; readonly secretDigest: string };
 
+/** A session's random secret, and the digest that the store (and a customer session's row) keeps of it. */
+export interface SessionSecret {
+  readonly secret: string;
+  readonly digest: string;
+}
+
 const SECRET_DOMAIN = 'svc:refresh-token:secret';
 const GENERATION_DOMAIN = 'svc:refresh-token';
 const SUCCESSOR_DOMAIN = 'svc:refresh-token:successor';
@@ -37,7 +43,7 @@ export class RefreshTokens {
   constructor(private readonly macs: Pseudonymizer) {}
 
   /** A fresh session secret and the digest the store keeps of it. */
-  newSecret(): { secret: string; digest: string } {
+  newSecret(): SessionSecret {
     const secret = newSecret();
     return { secret, digest: sha256(secret) };
   }

@@ -5,7 +5,7 @@ import { REDIS } from '../redis/redis.module';
 import type { RedisClient } from '../redis/redis-client';
 import { stringsReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
-import { RefreshTokens, type ParsedRefreshToken } from './refresh-tokens';
+import { RefreshTokens, type ParsedRefreshToken, type SessionSecret } from './refresh-tokens';
 import { UserSessionIndex } from './user-sessions';
 
 /**
@@ -62,9 +62,10 @@ export interface RotateOptions {
   readonly reuseIntervalMs?: number;
   /**
    * Contract 13: a sliding session's new end, asked before anything rotates (so a failure leaves
-   * the token as it was), for the realm and client the token is presented to.
+   * the token as it was), for the realm and client the token is presented to, and the generation
+   * presented (0 for the format before generations).
    */
-  readonly slide?: (sessionId: string, expected: SessionBinding) => Promise<Slide>;
+  readonly slide?: (sessionId: string, expected: SessionBinding, generation: number) => Promise<Slide>;
 }
 
 export interface SessionBinding {
@@ -223,15 +224,25 @@ export class SessionStore {
   }
 
   /**
+   * A new session's secret, made before its row so the row can keep the digest (a customer
+   * session's live record is rebuilt from it after Redis lost it).
+   */
+  newSecret(): SessionSecret {
+    return this.tokens.newSecret();
+  }
+
+  /**
    * Creates the live session and returns its first refresh token; false if the id was revoked
    * first or the user was deactivated meanwhile. The session and its index entry are written in
-   * parallel (different hash slots, one round trip of latency).
+   * parallel (different hash slots, one round trip of latency). `sessionSecret` is the one its row
+   * recorded; without one a fresh secret is made.
    */
   async create(
     session: SessionView,
     ttlSeconds: number,
+    sessionSecret: SessionSecret = this.tokens.newSecret(),
   ): Promise<{ created: true; refreshToken: string } | { created: false }> {
-    const { secret, digest } = this.tokens.newSecret();
+    const { secret, digest } = sessionSecret;
     const [created, indexed] = await Promise.all([
       CREATE.run(
         this.redis,
@@ -315,7 +326,9 @@ export class SessionStore {
     // holder of the configuration makes): Redis compares them before anything is written for them.
     if (parsed.format !== 'secret' && !(await this.earlierFormatHolds(parsed, expected))) return { outcome: 'invalid' };
     // Before anything rotates: should the slide fail, the caller's token is still the current one.
-    const slid = opts.slide ? await opts.slide(parsed.sessionId, expected) : undefined;
+    const slid = opts.slide
+      ? await opts.slide(parsed.sessionId, expected, parsed.format === 'digest' ? 0 : parsed.generation)
+      : undefined;
     if (slid === 'unknown') return { outcome: 'invalid' };
     if (slid === 'ended') {
       const successor = parsed.format === 'secret' ? await this.successor(parsed, expected, opts) : null;

@@ -13,4 +13,19 @@ export class SessionRecordEntity {
   @Column('timestamptz', { name: 'expires_at' }) expiresAt!: Date;
   /** The last refresh of a sliding customer session (contract 13); null until the first. */
   @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt!: Date | null;
+  /**
+   * A customer session's secret digest, scope and guest flag: what rebuilds the live session after
+   * Redis lost it (session recovery). Null for control-plane sessions and rows older than them.
+   */
+  @Column('text', { name: 'secret_digest', nullable: true }) secretDigest!: string | null;
+  @Column('text', { name: 'scope', nullable: true }) scope!: string | null;
+  @Column('boolean', { name: 'guest', nullable: true }) guest!: boolean | null;
+  /** The newest refresh-token generation presented: an older token never rebuilds the session. */
+  @Column('integer', { name: 'presented_generation' }) presentedGeneration!: number;
+  /** When that generation was last presented; null: never. */
+  @Column('timestamptz', { name: 'generation_used_at', nullable: true }) generationUsedAt!: Date | null;
+  /** The activity before that generation was first presented; null: the session's creation. */
+  @Column('timestamptz', { name: 'prior_activity_at', nullable: true }) priorActivityAt!: Date | null;
+  /** When the live session was last rebuilt from this row; null: never. */
+  @Column('timestamptz', { name: 'recovered_at', nullable: true }) recoveredAt!: Date | null;
 }
