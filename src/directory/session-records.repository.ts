@@ -4,7 +4,7 @@ import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
 import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
-import { affectedRows, count, rowsOf, text } from '../platform/database/row-decoders';
+import { affectedRows, bool, count, decodeFirst, rowsOf, text } from '../platform/database/row-decoders';
 import type { SessionBinding, Slide } from '../platform/session-store/session-store';
 
 /**
@@ -45,6 +45,31 @@ export interface RecoverableSession {
   readonly secretDigest: string;
   readonly scope: string;
   readonly guest: boolean;
+}
+
+/**
+ * A customer session's row as session recovery reads it: of this realm and client, not revoked,
+ * not past its end (which the slide caps at the absolute lifetime, so that is covered too), its
+ * user active (a deactivated user's sessions are not marked one by one; an erased user has no
+ * row), and written since rows keep a secret's digest.
+ */
+const RECOVERABLE = `
+  SELECT s.user_id, s.secret_digest, s.scope, s.guest, s.presented_generation,
+         (extract(epoch FROM coalesce(s.prior_activity_at, s.created_at)) * 1000)::bigint AS prior_activity_ms
+    FROM sessions s JOIN users u ON u.id = s.user_id AND u.tenant_id = s.tenant_id
+   WHERE s.id = $1 AND s.tenant_id = $2 AND s.client_id = $3 AND s.revoked_at IS NULL
+     AND s.expires_at > clock_timestamp() AND s.secret_digest IS NOT NULL AND u.status = 'active'`;
+
+/** What rebuilds a customer session Redis lost, and what judges whether it may be (session recovery). */
+export interface RecoverableRow {
+  readonly userId: string;
+  readonly secretDigest: string;
+  readonly scope: string;
+  readonly guest: boolean;
+  /** The newest refresh-token generation ever presented, the current refresh's included. */
+  readonly presentedGeneration: number;
+  /** The session's activity before that generation was first presented (database clock, ms). */
+  readonly priorActivityMs: number;
 }
 
 @Injectable()
@@ -165,6 +190,47 @@ export class SessionRecordsRepository {
     if (row) return { userId: text(row, 'user_id'), expiresAtMs: count(row, 'expires_ms') };
     const known = await this.records.countBy({ id: sessionId, tenantId: binding.tenantId, clientId: binding.clientId });
     return known === 1 ? 'ended' : 'unknown';
+  }
+
+  /** The row session recovery judges, or null when the row itself already refuses it (RECOVERABLE). */
+  async recoverable(sessionId: string, binding: SessionBinding): Promise<RecoverableRow | null> {
+    return decodeFirst(
+      await this.records.manager.query(RECOVERABLE, [sessionId, binding.tenantId, binding.clientId]),
+      (row) => ({
+        userId: text(row, 'user_id'),
+        secretDigest: text(row, 'secret_digest'),
+        scope: text(row, 'scope'),
+        guest: bool(row, 'guest'),
+        presentedGeneration: count(row, 'presented_generation'),
+        priorActivityMs: count(row, 'prior_activity_ms'),
+      }),
+    );
+  }
+
+  /**
+   * Records a rebuild of the session before it is carried out in Redis, as revocations are
+   * (audit rows before their effects): the row notes when, and `record` is written with it, once
+   * per session and Redis dataset (`epochMs`), however many refreshes race to the rebuild. False
+   * when the row was revoked meanwhile, so nothing may be rebuilt.
+   */
+  async recordRecovery(sessionId: string, epochMs: number, record: AuditRecord): Promise<boolean> {
+    return this.records.manager.transaction(async (m) => {
+      const first = affectedRows(
+        await m.query(
+          `UPDATE sessions SET recovered_at = clock_timestamp()
+            WHERE id = $1 AND revoked_at IS NULL
+              AND (recovered_at IS NULL OR recovered_at < to_timestamp($2::bigint / 1000.0))`,
+          [sessionId, epochMs],
+        ),
+      );
+      if (first.affected === 1) {
+        await insertAuditRecords(m, [record]);
+        return true;
+      }
+      return (
+        rowsOf(await m.query('SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NULL', [sessionId])).length === 1
+      );
+    });
   }
 
   /** Whether a revocation of the session has committed here. */

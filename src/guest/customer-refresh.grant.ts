@@ -8,6 +8,7 @@ import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import type { CustomerTokenDto } from './guest.dto';
 import { GuestAccountsRepository } from './guest-accounts.repository';
+import { SessionRecovery } from './session-recovery.service';
 import { TenantClients } from './tenant-clients';
 
 /** A customer token request: the path's tenant, the strict body and the client's refresh cookie. */
@@ -41,6 +42,7 @@ export class CustomerRefreshGrant implements Grant<
     private readonly customerSessions: CustomerSessions,
     private readonly accounts: GuestAccountsRepository,
     private readonly replays: ReplayAlarm,
+    private readonly recovery: SessionRecovery,
   ) {}
 
   /**
@@ -71,6 +73,8 @@ export class CustomerRefreshGrant implements Grant<
         // Contract 13: every refresh gives the session a fresh idle lifetime.
         slide: (sid, binding, generation) =>
           this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }, generation),
+        // Contract 13: a session Redis lost is rebuilt from its row when that is safe.
+        recover: (lost) => this.recovery.recover(lost),
       },
     );
     if (rotated.outcome === 'replayed')

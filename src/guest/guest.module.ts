@@ -13,6 +13,7 @@ import { ChatController } from './chat.controller';
 import { ChatPlatformClient } from './chat-platform.client';
 import { ChatSignInService } from './chat-sign-in.service';
 import { CustomerRefreshGrant } from './customer-refresh.grant';
+import { SessionRecovery } from './session-recovery.service';
 import { CustomerSessions } from './customer-sessions';
 import { CustomerTokenController } from './customer-token.controller';
 import { CustomerTokenService } from './customer-token.service';
@@ -59,6 +60,7 @@ import { UpgradeService } from './upgrade.service';
     ChatPlatformClient,
     ChatSignInService,
     CustomerRefreshGrant,
+    SessionRecovery,
     CustomerSessions,
     CustomerTokenService,
     CustomerTokens,

@@ -104,10 +104,17 @@ export async function rawGuest(
   };
 }
 
-/** `POST /t/acme/token` with a refresh token of `cli_game`, form-encoded as RFC 6749 has it. */
-export const refreshGrant = (w: GuestWorld, token: string) =>
+/**
+ * `POST /t/acme/token` with a refresh token of `cli_game` (or of another tenant and client),
+ * form-encoded as RFC 6749 has it.
+ */
+export const refreshGrant = (
+  w: GuestWorld,
+  token: string,
+  { tenantId = 'acme', clientId = 'cli_game' }: { tenantId?: string; clientId?: string } = {},
+) =>
   w.t
     .auth()
-    .post('/t/acme/token')
+    .post(`/t/${tenantId}/token`)
     .type('form')
-    .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'cli_game' });
+    .send({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId });

@@ -39,6 +39,12 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     labelNames: ['realm', 'kind'] as const,
     registers: [this.registry],
   });
+  readonly sessionRecoveries = new Counter({
+    name: 'svc_session_recoveries_total',
+    help: 'Customer sessions Redis lost and a refresh asked back: rebuilt from their row, or why not.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'svc_rate_limit_rejections_total',
     help: 'Requests refused by a rate-limit budget.',

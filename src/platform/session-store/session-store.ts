@@ -34,6 +34,11 @@ import { UserSessionIndex } from './user-sessions';
  *
  * Every session is also listed in its user's index (user-sessions.ts), so deactivating a user
  * revokes all of its sessions at once (contract 12).
+ *
+ * A customer session Redis lost (a flush, a restart without persistence, a failover to an empty
+ * replica) can be rebuilt from its PostgreSQL row: ROTATE answers `absent` when nothing at all is
+ * stored under the id, and only then is the caller's `recover` asked (session-recovery.service.ts),
+ * so a refresh of a session Redis holds costs nothing more.
  */
 export interface SessionView {
   readonly sessionId: string;
@@ -55,6 +60,26 @@ export type RotateResult =
   | { readonly outcome: 'replayed'; readonly sessionId: string; readonly userId: string }
   | { readonly outcome: 'invalid' };
 
+/**
+ * A genuine token of the newest format whose session Redis holds nothing of, presented to the
+ * realm and client its row names: what session recovery is asked to judge. `userId` and
+ * `expiresAtMs` are what the row's slide answered for this very refresh.
+ */
+export interface LostSession extends SessionBinding {
+  readonly sessionId: string;
+  readonly generation: number;
+  readonly secretDigest: string;
+  readonly userId: string;
+  readonly expiresAtMs: number;
+}
+
+/** A customer session as its row rebuilds it: at the presented generation, with its secret's digest. */
+export interface RebuiltSession extends Omit<SessionView, 'email' | 'guest'> {
+  readonly guest: boolean;
+  readonly generation: number;
+  readonly secretDigest: string;
+}
+
 export interface RotateOptions {
   /** Asked only for a session marked by an upgrade: whether that upgrade committed and replaced it. */
   readonly superseded?: (sessionId: string) => Promise<boolean>;
@@ -66,7 +91,17 @@ export interface RotateOptions {
    * presented (0 for the format before generations).
    */
   readonly slide?: (sessionId: string, expected: SessionBinding, generation: number) => Promise<Slide>;
+  /**
+   * Asked only when Redis holds nothing under the token's session id, after the slide found the
+   * row live: may rebuild the live session (`rebuild`), after which the rotation runs as usual.
+   */
+  readonly recover?: (lost: LostSession) => Promise<void>;
 }
+
+export type RebuildOutcome = 'rebuilt' | 'present' | 'rebuilt_before' | 'deactivated';
+
+/** Inside the store: ROTATE found nothing under the id. */
+type Absent = { readonly outcome: 'absent' };
 
 export interface SessionBinding {
   readonly tenantId: string;
@@ -87,8 +122,26 @@ if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'guest', ARGV[7]) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
+// Session recovery (docs/security.md): a customer session Redis lost, rebuilt from its row at the
+// generation of the token presented, only while nothing is stored under its id (a session another
+// refresh rebuilt first, a revocation's tombstone) and no upgrade's note says it was replaced, so
+// of concurrent refreshes after a loss exactly one rebuilds and the others rotate or reuse (ROTATE).
+// A mark left for the session's life allows one rebuild per dataset: a rebuilt session gone again
+// ended (its tombstone expired), and the token presented last must not bring it back.
+// Returns 'rebuilt', 'present' or 'rebuilt_before'.
+// ARGV: 1 tid, 2 uid, 3 cid, 4 scope, 5 guest ('1'/'0'), 6 generation, 7 secret digest, 8 end (ms).
+const REBUILD = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 'present' end
+if redis.call('EXISTS', KEYS[3]) == 1 then return 'rebuilt_before' end
+redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', '', 'guest', ARGV[5], 'gen', ARGV[6], 'sh', ARGV[7])
+redis.call('PEXPIREAT', KEYS[1], ARGV[8])
+redis.call('SET', KEYS[3], ARGV[6])
+redis.call('PEXPIREAT', KEYS[3], ARGV[8])
+return 'rebuilt'`);
+
 // Returns {status, tid, uid, cid, scope, email, gen, guest}: 'ok' with the generation the answered
-// token names. A token of another realm, client or secret is 'invalid' before anything changes.
+// token names. A token of another realm, client or secret is 'invalid' before anything changes;
+// 'absent' when Redis holds nothing under the id.
 // Compare-and-swap on the generation makes concurrent use of one refresh token yield exactly one
 // rotation; the others present the generation before: a reuse (contract 13) while the interval
 // lasts, else a replay.
@@ -98,6 +151,8 @@ return 1`);
 // token without a secret moves to.
 const ROTATE = new RedisScript(`
 local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'upg', 'guest', 'sh', 'rat', 'osh')
+-- Nothing at all under the id (no session, no tombstone): the caller may ask session recovery.
+if not s[1] and not s[2] and not s[7] then return {'absent'} end
 if not s[1] or s[7] or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
 if ARGV[5] == '' then
   if s[10] then return {'invalid'} end
@@ -342,7 +397,50 @@ export class SessionStore {
     // The index entry keeps pace with the session, or deactivating the user would miss it.
     const touched = slid ? this.users.touch(slid.userId, parsed.sessionId, slid.expiresAtMs) : undefined;
     const [rotated] = await Promise.all([this.rotateParsed(parsed, expected, expiresAt, opts), touched]);
-    return rotated;
+    if (rotated.outcome !== 'absent') return rotated;
+    // Only here, off the path of every session Redis holds, is anything more asked.
+    if (parsed.format !== 'secret' || !opts.recover || !slid) return { outcome: 'invalid' };
+    await opts.recover({
+      ...expected,
+      sessionId: parsed.sessionId,
+      generation: parsed.generation,
+      secretDigest: parsed.secretDigest,
+      userId: slid.userId,
+      expiresAtMs: slid.expiresAtMs,
+    });
+    const again = await this.rotateParsed(parsed, expected, expiresAt, opts);
+    return again.outcome === 'absent' ? { outcome: 'invalid' } : again;
+  }
+
+  /**
+   * Session recovery: the live session rebuilt from its row, with its index entry (so deactivating
+   * the user still reaches it). `present`: something is stored under the id already, or an
+   * upgrade's note names it; `rebuilt_before`: it was rebuilt once in this dataset and has ended
+   * since; `deactivated`: the user was deactivated meanwhile, and the rebuilt session is revoked.
+   */
+  async rebuild(session: RebuiltSession, expiresAtMs: number): Promise<RebuildOutcome> {
+    const sid = session.sessionId;
+    const [reply, indexed] = await Promise.all([
+      REBUILD.run(
+        this.redis,
+        [key(sid), supersededKey(sid), rebuiltKey(sid)],
+        [
+          session.tenantId,
+          session.userId,
+          session.clientId,
+          session.scope,
+          session.guest ? '1' : '0',
+          session.generation,
+          session.secretDigest,
+          expiresAtMs,
+        ],
+      ),
+      this.users.add(session.userId, sid, expiresAtMs),
+    ]);
+    const outcome = reply === 'rebuilt' || reply === 'rebuilt_before' ? reply : 'present';
+    if (outcome !== 'rebuilt' || indexed) return outcome;
+    await this.revoke(sid, { tombstone: true });
+    return 'deactivated';
   }
 
   /**
@@ -363,7 +461,7 @@ export class SessionStore {
     expected: { tenantId: string; clientId: string },
     expiresAt: string,
     opts: RotateOptions,
-  ): Promise<RotateResult> {
+  ): Promise<RotateResult | Absent> {
     const sessionId = parsed.sessionId;
     // A token of an earlier format moves to a secret of the session's own.
     const moved = parsed.format === 'secret' ? null : this.tokens.newSecret();
@@ -397,6 +495,7 @@ export class SessionStore {
         ),
       );
     let reply = await run(false);
+    if (reply[0] === 'absent') return { outcome: 'absent' };
     if (reply[0] === 'marked') {
       if (!opts.superseded || (await opts.superseded(sessionId))) {
         await this.revoke(sessionId);
@@ -505,3 +604,4 @@ export class SessionStore {
 
 const key = (sid: string): string => `s:{${sid}}`;
 const supersededKey = (sid: string): string => `s:{${sid}}:sup`;
+const rebuiltKey = (sid: string): string => `s:{${sid}}:rb`;
