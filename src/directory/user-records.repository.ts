@@ -270,18 +270,31 @@ export class UserRecordsRepository {
       await m.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
       await m.query('DELETE FROM identities WHERE user_id = $1', [userId]);
       await m.query('DELETE FROM users WHERE id = $1', [userId]);
-      for (const { value } of personal) {
-        await m.query(
-          // In any case: a provider may have given the address in another case than a row keeps.
-          `UPDATE audit_events SET data = '{"redacted": true}'::jsonb
-            WHERE tenant_id = $1 AND strpos(lower(data::text), $2) > 0`,
-          [tenantId, JSON.stringify(value.toLowerCase()).slice(1, -1)],
-        );
-      }
+      // In any case: a provider may have given the address in another case than a row keeps.
+      for (const value of personal.map((p) => p.value.toLowerCase())) await m.query(...redaction(tenantId, value));
       await this.audit.record([{ type: 'user.deleted', tenantId, subject: userId, data: { by } }, ...alsoRecord], m);
       return sessions.map((s) => s.id);
     });
   }
+}
+
+/**
+ * The statement that redacts the tenant's audit rows naming one of an erased user's values. An
+ * address (it has an @) is looked for anywhere in a row's text: no id or fact holds an @, so only
+ * a row that carries the address matches. Any other value, a provider's subject, is matched only
+ * as a whole string value of the row: subjects of OpenID Connect issuers are often short numbers
+ * ("1"), and as a substring of the text they matched nearly every row of the tenant, whose data
+ * (the acting member of each console change, session ids) the erasure of one player then wiped.
+ */
+function redaction(tenantId: string, value: string): [string, unknown[]] {
+  const redacted = `UPDATE audit_events SET data = '{"redacted": true}'::jsonb WHERE tenant_id = $1`;
+  if (value.includes('@'))
+    return [`${redacted} AND strpos(lower(data::text), $2) > 0`, [tenantId, JSON.stringify(value).slice(1, -1)]];
+  return [
+    `${redacted} AND EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v(item)
+                              WHERE jsonb_typeof(v.item) = 'string' AND lower(v.item #>> '{}') = $2)`,
+    [tenantId, value],
+  ];
 }
 
 function identitiesOf(row: Row): UserDetails['identities'] {

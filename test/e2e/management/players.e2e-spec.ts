@@ -285,4 +285,33 @@ describe('management API: players and their sessions (contract 15)', () => {
     });
     expect((await auditRows(w.t, 'acme', 'user.deleted')).at(-2)).toEqual({ subject: id, data: { by: 'console' } });
   });
+
+  it('DELETE users/{userId} of a player whose provider subject is short redacts only rows naming it: other rows keep their actor', async () => {
+    // An erasure whose row counts one revoked session, by the admin.
+    const first = await guest();
+    await w.as('admin').delete(`${T}/users/${first.user_id}`).expect(200);
+    // A player of an OpenID Connect issuer with numeric subjects (contract 14: any issuer).
+    const { user: numbered } = await w.t.app.get(IdentitiesRepository).resolveOrCreate(
+      {
+        tenantId: 'acme',
+        provider: 'studio-accounts',
+        providerSubject: '1',
+        email: null,
+        emailVerified: false,
+        metadata: {},
+      },
+      'regular',
+    );
+    await w.t.pg.query(
+      `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('identity.linked', 'acme', $1, $2)`,
+      [numbered.id, JSON.stringify({ provider: 'studio-accounts', provider_subject: '1' })],
+    );
+    await w.as('owner').delete(`${T}/users/${numbered.id}`).expect(200);
+    const rowOf = async (type: string, subject: string) =>
+      (await auditRows(w.t, 'acme', type)).filter((r) => r.subject === subject);
+    expect(await rowOf('console.user.delete', first.user_id)).toEqual([
+      { subject: first.user_id, data: { actor_id: w.userIds.admin, revoked_sessions: 1 } },
+    ]);
+    expect(await rowOf('identity.linked', numbered.id)).toEqual([{ subject: numbered.id, data: { redacted: true } }]);
+  });
 });
