@@ -6,10 +6,21 @@ import type { ClientListResponse } from './management.dto';
 import type { ClientRecord } from '../directory/records';
 
 const NOT_BLANK = /\S/;
+/**
+ * No control characters: PostgreSQL refuses a NUL in text, which made the insert fail with a 500
+ * instead of this 400, and a line break or an escape garbles the one-line name the console shows
+ * in its lists and in the confirmation that names the client.
+ */
+const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
 
-/** A client's name: 1–100 characters, not blank. */
+/** A client's name: 1–100 characters, not blank, printable. */
 const ClientName = (): PropertyDecorator =>
-  applyDecorators(IsString(), MaxLength(100), Matches(NOT_BLANK, { message: 'name must not be blank' }));
+  applyDecorators(
+    IsString(),
+    MaxLength(100),
+    Matches(NOT_BLANK, { message: 'name must not be blank' }),
+    Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' }),
+  );
 
 /** A list of strings, as the client list shows scopes, redirect URIs and web origins (contract 15). */
 const Strings = (maxItems: number, maxLength: number): PropertyDecorator =>

@@ -41,9 +41,15 @@ const CLIENT_OBJECT = obj({
 });
 export const CLIENT = obj({ client: CLIENT_OBJECT });
 
+/** A client's name as the console sends it: not blank, no control characters (clients.dto.ts). */
+const CLIENT_NAME = str({
+  maxLength: 100,
+  pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$',
+});
+
 /** Request shapes of the console's client changes (contract 15). */
 export const CREATE_CLIENT = obj({
-  name: str({ maxLength: 100 }),
+  name: CLIENT_NAME,
   type: str({ enum: ['browser', 'native'] }),
   scopes: strings('unique values of openid, profile, email, offline_access'),
   redirect_uris: strings('a browser client needs at least one'),
@@ -51,7 +57,7 @@ export const CREATE_CLIENT = obj({
 });
 export const UPDATE_CLIENT = obj(
   {
-    name: str({ maxLength: 100 }),
+    name: CLIENT_NAME,
     enabled: { type: 'boolean' },
     scopes: strings('unique values of openid, profile, email, offline_access'),
     redirect_uris: strings('replaces the list'),

@@ -96,6 +96,9 @@ describe('management API: clients (contract 15)', () => {
       ['a browser client without redirect URIs', { redirect_uris: [] }, /redirect/],
       ['web origins on a native client', { type: 'native' }, /only browser clients/],
       ['a blank name', { name: '  ' }, /name/],
+      // PostgreSQL cannot store a NUL in text: refused here, never a 500 from the insert.
+      ['a NUL in the name', { name: 'Acme\u0000Web' }, /name/],
+      ['a line break in the name', { name: 'Acme\nWeb' }, /name/],
       // Lengths: a name of at most 100 characters, at most 10 redirect URIs of at most 2048.
       ['a name of 101 characters', { name: 'x'.repeat(101) }, /name/],
       [
@@ -161,6 +164,7 @@ describe('management API: clients (contract 15)', () => {
       for (const body of [
         { redirect_uris: ['https://play.acme.example/#x'] },
         { name: 'x', extra: 1 },
+        { name: 'Edited\u0000' },
         {},
         { redirect_uris: [] },
         // null is no way to leave a field out: it would have answered 200 and recorded a change.
