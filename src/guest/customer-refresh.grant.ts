@@ -7,6 +7,7 @@ import type { Grant } from '../http/grant-table';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CustomerSessions, type CustomerTokenSet, type Issued } from './customer-sessions';
 import type { CustomerTokenDto } from './guest.dto';
+import type { ClientRecord } from '../directory/records';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { SessionRecovery } from './session-recovery.service';
 import { TenantClients } from './tenant-clients';
@@ -92,9 +93,22 @@ export class CustomerRefreshGrant implements Grant<
     const guest = s.guest ?? (await this.accounts.isActiveGuest(tenantId, s.userId));
     const answer = await this.customerSessions.tokenSet(
       client,
-      { userId: s.userId, sessionId: s.sessionId, scope: s.scope, guest },
+      { userId: s.userId, sessionId: s.sessionId, scope: stillAllowed(s.scope, client), guest },
       rotated.refreshToken,
     );
     return { answer, client };
   }
+}
+
+/**
+ * The session's scope less what its client no longer allows (spec 4.3: the scope is limited to what
+ * the client allows). A session keeps the scope it began with, and sessions slide for as long as
+ * the player plays (contract 13), so without this a scope an admin took from the client in the
+ * console (contract 15) would go on being issued to every player already signed in.
+ */
+function stillAllowed(scope: string, client: Pick<ClientRecord, 'scopes'>): string {
+  return scope
+    .split(' ')
+    .filter((s) => client.scopes.includes(s))
+    .join(' ');
 }

@@ -184,6 +184,36 @@ describe('management API: clients (contract 15)', () => {
       await w.t.auth().post('/t/acme/guest').send({ client_id: id, browser_flow_id: flowId() }).expect(201);
     });
 
+    it('narrows a client’s scopes for its live sessions too: a refresh carries only what the client still allows', async () => {
+      const created = await w
+        .as('admin')
+        .post(BASE, { ...NEW_BROWSER_CLIENT, name: 'Narrowed', scopes: ['openid', 'profile', 'offline_access'] })
+        .expect(201);
+      const clientId = created.body.client.client_id as string;
+      const guest = await w.t
+        .auth()
+        .post('/t/acme/guest')
+        .send({ client_id: clientId, browser_flow_id: flowId() })
+        .expect(201);
+      expect(guest.body.scope).toBe('openid profile offline_access');
+      await w
+        .as('admin')
+        .patch(`${BASE}/${clientId}`, { scopes: ['offline_access'] })
+        .expect(200);
+      const refreshed = await w.t
+        .auth()
+        .post('/t/acme/token')
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: guest.body.refresh_token, client_id: clientId })
+        .expect(200);
+      expect(refreshed.body.scope).toBe('offline_access');
+      expect(refreshed.body.id_token).toBeUndefined();
+      const claims = JSON.parse(
+        Buffer.from(String(refreshed.body.access_token).split('.')[1] ?? '', 'base64url').toString(),
+      );
+      expect(claims.scope).toBe('offline_access');
+    });
+
     it('concurrent changes of different fields all land: the row is changed under a lock, never overwritten', async () => {
       for (let round = 0; round < 5; round++) {
         const origin = `https://round${round}.acme.example`;
