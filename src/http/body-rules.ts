@@ -19,21 +19,33 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * A `__proto__` or `constructor` key at any depth (contract section 10): JSON.parse makes them
- * ordinary own properties, which the DTO whitelist does not see and which merging code elsewhere
- * would treat as the prototype. They are refused like any unknown field. Iterative, so a deeply
- * nested body cannot exhaust the stack.
+ * How deep a JSON body may nest. The deepest shape a route takes is an object of string lists
+ * (depth 2); class-transformer and class-validator walk a body recursively, so a 16 KiB body
+ * thousands of levels deep overflowed the stack into a 500.
  */
-function hasPrototypeKey(body: object): boolean {
-  const pending: unknown[] = [body];
-  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Why a parsed JSON object is refused, if it is: nested deeper than MAX_BODY_DEPTH, or holding a
+ * `__proto__` or `constructor` key at any depth (contract section 10). JSON.parse makes those
+ * keys ordinary own properties, which the DTO whitelist does not see and which merging code
+ * elsewhere would treat as the prototype; they are refused like any unknown field. Iterative,
+ * values and their depths on two stacks, so the walk itself cannot exhaust the stack.
+ */
+export function bodyShapeRefusal(body: object): string | undefined {
+  const values: unknown[] = [body];
+  const depths: number[] = [1];
+  for (let value = values.pop(); value !== undefined; value = values.pop()) {
+    const depth = depths.pop() ?? 0;
     if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_BODY_DEPTH) return 'The request body is nested too deeply.';
     for (const key of Object.keys(value)) {
-      if (key === '__proto__' || key === 'constructor') return true;
-      pending.push((value as Record<string, unknown>)[key]);
+      if (key === '__proto__' || key === 'constructor') return 'The request body has an unknown field.';
+      values.push((value as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
     }
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -73,9 +85,11 @@ export function bodyRules(): (req: Request, res: Response, next: NextFunction) =
     parser(req, res, (err?: unknown) => {
       if (err) return next(parserRefusal(err));
       const body: unknown = req.body;
+      if (body === undefined) return next();
       const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-      if (body === undefined || (isObject && !hasPrototypeKey(body))) return next();
-      refuse(res, isObject ? 'The request body has an unknown field.' : 'The request body must be a JSON object.');
+      const refusal = isObject ? bodyShapeRefusal(body) : 'The request body must be a JSON object.';
+      if (refusal === undefined) return next();
+      refuse(res, refusal);
     });
   };
 }

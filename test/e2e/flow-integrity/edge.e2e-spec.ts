@@ -1,12 +1,15 @@
+import { addMember, createTenant } from '../../support/console-fixtures';
 import { consoleSignIn } from '../../support/console-flow';
+import { expectContractError, stateSnapshot } from '../../support/hostile-input';
 import { loggedRequests, untilRequestLogged } from '../../support/request-log';
-import { startFlow, tokenRequest } from '../../support/management-flow';
+import { CONSOLE_SCOPES, signIn, startFlow, tokenRequest, type ManagementTokens } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
 
 /**
  * Conventions at the edge (contract sections 2 and 10): responses refused before any route
  * carry X-Request-Id and are logged once like every request; token endpoints judge grant_type
- * before the rest of the body; prototype keys in a body are unknown fields.
+ * before the rest of the body; prototype keys in a body are unknown fields, and a body nested
+ * deeper than any request shape is refused before validation.
  */
 describe('edge conventions', () => {
   let t: TestApp;
@@ -140,6 +143,67 @@ describe('edge conventions', () => {
         .post('/t/acme/guest')
         .send({ client_id: 'cli_game', browser_flow_id: 'flw___proto__constructor0' });
       expect(res.body.error).not.toBe('invalid_request');
+    });
+  });
+
+  describe('deeply nested bodies', () => {
+    // Under the 16 KiB limit, thousands of levels deep: deep enough to exhaust the stack of a
+    // recursive walk (class-transformer's) if one ever saw the body.
+    const deepObject = `${'{"a":'.repeat(2500)}1${'}'.repeat(2500)}`;
+    const deepArray = `{"email":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+    const shapes = { 'an object chain': deepObject, 'an array chain': deepArray };
+    const routes = {
+      'POST /t/{t}/guest': '/t/acme/guest',
+      'a management write': '/management/tenants/deep-co/members',
+    };
+    const cases = Object.entries(routes).flatMap(([route, path]) =>
+      Object.entries(shapes).map(([shape, raw]) => [route, shape, path, raw] as const),
+    );
+    let owner: ManagementTokens;
+    beforeAll(async () => {
+      await createTenant(t, 'deep-co', 'Deep Co');
+      await addMember(t, 'deep-co', 'deep-owner@studio.example', 'owner');
+      owner = await signIn(t, 'deep-owner@studio.example', CONSOLE_SCOPES);
+    });
+    // Rows a refused request could have written, the members table included.
+    const state = async () =>
+      `${await stateSnapshot(t)} ${JSON.stringify((await t.pg.query('SELECT count(*) FROM memberships')).rows)}`;
+
+    it.each(cases)('%s with %s is 400 invalid_request and changes nothing', async (route, shape, path, raw) => {
+      const id = `deep-${`${route} ${shape}`.replace(/\W+/g, '-')}`;
+      const before = await state();
+      const res = await t
+        .auth()
+        .post(path)
+        .set('Authorization', `Bearer ${owner.access_token}`)
+        .set('X-Request-Id', id)
+        .set('Content-Type', 'application/json')
+        .send(raw);
+      expectContractError(res, 400);
+      expect(res.body.error).toBe('invalid_request');
+      expect(res.headers['x-request-id']).toBe(id);
+      expect(await state()).toBe(before);
+      // And the service goes on serving.
+      await t
+        .auth()
+        .get('/management/tenants/deep-co/members')
+        .set('Authorization', `Bearer ${owner.access_token}`)
+        .expect(200);
+    });
+
+    it('still accepts the deepest shape a route takes: an object of string lists', async () => {
+      await t
+        .auth()
+        .post('/management/tenants/deep-co/clients')
+        .set('Authorization', `Bearer ${owner.access_token}`)
+        .send({
+          name: 'Deep Web',
+          type: 'browser',
+          scopes: ['openid'],
+          redirect_uris: ['https://play.deep.example/auth'],
+          web_origins: ['https://portal.deep.example'],
+        })
+        .expect(201);
     });
   });
 
