@@ -12,7 +12,8 @@ import { bodyRules } from './http/body-rules';
 import { Drain } from './http/drain';
 import { hostRouting, PROBE_PATHS } from './http/host-routing';
 import { inSequence } from './http/in-sequence';
-import { responseHeaders } from './http/response-headers';
+import { answerParserRefusals } from './http/parser-refusals';
+import { responseHeaders, securityHeaders } from './http/response-headers';
 import { MetricsService } from './platform/metrics/metrics.service';
 import { httpLogging, type HttpLogging } from './platform/logging/logging';
 import { requestMetrics } from './platform/metrics/request-metrics';
@@ -72,5 +73,6 @@ function configureApp(app: NestExpressApplication, config: AppConfig, requestLog
     }),
   );
   app.get(Drain).attach(app.getHttpServer());
+  answerParserRefusals(app.getHttpServer(), securityHeaders(config));
   app.enableShutdownHooks();
 }

@@ -4,7 +4,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 import type { AppConfig } from '../config/config';
 import { DEFAULT_CACHE_POLICY } from './cache-policy';
 
-type HeaderList = ReadonlyArray<readonly [string, string]>;
+export type HeaderList = ReadonlyArray<readonly [string, string]>;
 
 /**
  * The headers every answer starts with: helmet's security headers and `Cache-Control: no-store`

@@ -9,10 +9,15 @@ import type { AppConfig } from '../../config/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A fresh request id, for a request that brings no well-formed one. */
+export function mintRequestId(): string {
+  return randomUUID();
+}
+
 /** Echoes a well-formed incoming X-Request-Id, else mints one; always set on the response. */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : mintRequestId();
   res.setHeader('X-Request-Id', id);
   return id;
 }

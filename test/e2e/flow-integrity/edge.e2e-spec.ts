@@ -1,6 +1,7 @@
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { consoleSignIn } from '../../support/console-flow';
 import { expectContractError, stateSnapshot } from '../../support/hostile-input';
+import { rawExchange } from '../../support/raw-http';
 import { loggedRequests, untilRequestLogged } from '../../support/request-log';
 import { CONSOLE_SCOPES, signIn, startFlow, tokenRequest, type ManagementTokens } from '../../support/management-flow';
 import { consoleBasic, startTestApp, type TestApp } from '../../support/test-app';
@@ -204,6 +205,47 @@ describe('edge conventions', () => {
           web_origins: ['https://portal.deep.example'],
         })
         .expect(201);
+    });
+  });
+
+  describe("requests Node's HTTP parser refuses answer in the contract's shape", () => {
+    const host = () => new URL(t.authOrigin).host;
+    const cases: Array<[string, () => string, number, string]> = [
+      [
+        'headers over the 16 KiB limit',
+        () => `GET / HTTP/1.1\r\nHost: ${host()}\r\nX-Padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`,
+        431,
+        'HPE_HEADER_OVERFLOW',
+      ],
+      ['a malformed request line', () => 'GARBAGE\r\n\r\n', 400, 'HPE_INVALID_METHOD'],
+      [
+        'a header line without a colon',
+        () => `GET / HTTP/1.1\r\nHost: ${host()}\r\nSecretWithoutColon\r\n\r\n`,
+        400,
+        'HPE_INVALID_HEADER_TOKEN',
+      ],
+    ];
+
+    it.each(cases)('%s', async (_label, bytes, status, parserError) => {
+      const res = await rawExchange(t.port, bytes());
+      expect(res.status).toBe(status);
+      expect(res.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} \\S`));
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['connection']).toBe('close');
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+      expect(JSON.parse(res.body)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+
+      const id = res.headers['x-request-id'] ?? '';
+      await untilRequestLogged(lines, id);
+      expect(loggedRequests(lines, id)).toEqual([{ statusCode: status }]);
+      const logged = lines.filter((l) => l.includes(id)).join('');
+      expect(logged).toContain(parserError);
+      // Never the bytes the client sent: not the padding, not the broken lines.
+      expect(logged).not.toMatch(/ppppp|GARBAGE|SecretWithoutColon/);
+
+      await t.auth().get('/t/control-plane/.well-known/openid-configuration').expect(200);
     });
   });
 
