@@ -249,6 +249,27 @@ describe('edge conventions', () => {
     });
   });
 
+  describe('an Expect header other than 100-continue', () => {
+    it('is 417 in the error shape, with the request id, and logged once', async () => {
+      const id = 'edge-odd-expectation';
+      const res = await rawExchange(
+        t.port,
+        `GET /t/control-plane/.well-known/openid-configuration HTTP/1.1\r\nHost: ${new URL(t.authOrigin).host}\r\n` +
+          `Expect: something-else\r\nX-Request-Id: ${id}\r\n\r\n`,
+      );
+      expect(res.status).toBe(417);
+      expect(res.headers['x-request-id']).toBe(id);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(res.body)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      await untilRequestLogged(lines, id);
+      expect(loggedRequests(lines, id)).toEqual([{ statusCode: 417 }]);
+      expect(lines.filter((l) => l.includes(id)).join('')).not.toContain('something-else');
+      await t.auth().get('/t/control-plane/.well-known/openid-configuration').expect(200);
+    });
+  });
+
   describe('a large Cookie header', () => {
     // Many cookies of other scripts on the host: 12 KiB in all, under Node's 16 KiB header limit.
     const others = Array.from({ length: 48 }, (_, i) => `other_${i}=${'v'.repeat(240)}`).join('; ');
