@@ -6,7 +6,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { DataSource } from 'typeorm';
 import { IdentityIssuer1764000021000 } from '../../../migrations/1764000021000-identity-issuer';
-import { IdentityProvidersRepository } from '../../../src/directory/identity-providers.repository';
+import {
+  IdentityProvidersRepository,
+  type IdentityProvider,
+  type ProviderEndpoints,
+} from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -41,6 +45,25 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
         [provider, subject],
       )
     ).rows;
+
+  /** A provider of acme at the plain issuer, with the endpoints a test points elsewhere. */
+  const providerRow = (id: string, endpoints: Partial<ProviderEndpoints>): IdentityProvider => ({
+    tenantId: 'acme',
+    id,
+    issuer: p.plain.issuer,
+    clientId: 'web-client',
+    scopes: ['openid'],
+    nativeClientIds: [],
+    endpoints: {
+      authorization_endpoint: `${p.plain.issuer}/auth`,
+      token_endpoint: `${p.plain.issuer}/token`,
+      jwks_uri: `${p.plain.issuer}/jwks`,
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+      ...endpoints,
+    },
+    credential: { kind: 'client_secret', secret: 'web-secret' },
+  });
 
   /** `GET providers/{id}/start` with the flow cookie: the redirect to the issuer. */
   async function startAtProvider(c: GuestClient, providerId: string): Promise<URL> {
@@ -262,22 +285,9 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
     });
 
     it('an issuer whose keys cannot be read: 503 temporarily_unavailable, nothing written', async () => {
-      await w.t.app.get(IdentityProvidersRepository).add({
-        tenantId: 'acme',
-        id: 'unreachable',
-        issuer: p.plain.issuer,
-        clientId: 'web-client',
-        scopes: ['openid'],
-        nativeClientIds: [],
-        endpoints: {
-          authorization_endpoint: `${p.plain.issuer}/auth`,
-          token_endpoint: `${p.plain.issuer}/token`,
-          jwks_uri: 'http://127.0.0.1:9/jwks',
-          token_endpoint_auth_method: 'client_secret_basic',
-          id_token_signed_response_alg: 'RS256',
-        },
-        credential: { kind: 'client_secret', secret: 'web-secret' },
-      });
+      await w.t.app
+        .get(IdentityProvidersRepository)
+        .add(providerRow('unreachable', { jwks_uri: 'http://127.0.0.1:9/jwks' }));
       const idToken = await p.plain.sign({
         iss: p.plain.issuer,
         aud: 'web-client',
@@ -614,22 +624,7 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
           ['hanging', '/hang'],
           ['failing', '/broken'],
         ] as const) {
-          await w.t.app.get(IdentityProvidersRepository).add({
-            tenantId: 'acme',
-            id,
-            issuer: p.plain.issuer,
-            clientId: 'web-client',
-            scopes: ['openid'],
-            nativeClientIds: [],
-            endpoints: {
-              authorization_endpoint: `${p.plain.issuer}/auth`,
-              token_endpoint: `${faulty}${path}`,
-              jwks_uri: `${p.plain.issuer}/jwks`,
-              token_endpoint_auth_method: 'client_secret_basic',
-              id_token_signed_response_alg: 'RS256',
-            },
-            credential: { kind: 'client_secret', secret: 'web-secret' },
-          });
+          await w.t.app.get(IdentityProvidersRepository).add(providerRow(id, { token_endpoint: `${faulty}${path}` }));
           await p.plain.setAccount({ sub: `${id}-1` });
           const c = w.client();
           await c.createGuest();
@@ -655,22 +650,8 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
-        await w.t.app.get(IdentityProvidersRepository).add({
-          tenantId: 'acme',
-          id: 'shaped',
-          issuer: p.plain.issuer,
-          clientId: 'web-client',
-          scopes: ['openid'],
-          nativeClientIds: [],
-          endpoints: {
-            authorization_endpoint: `${p.plain.issuer}/auth`,
-            token_endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
-            jwks_uri: `${p.plain.issuer}/jwks`,
-            token_endpoint_auth_method: 'client_secret_basic',
-            id_token_signed_response_alg: 'RS256',
-          },
-          credential: { kind: 'client_secret', secret: 'web-secret' },
-        });
+        const tokenEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+        await w.t.app.get(IdentityProvidersRepository).add(providerRow('shaped', { token_endpoint: tokenEndpoint }));
         /** The callback's redirect, and the proofs it left (the guest's own upgrade proof aside). */
         const round = async (sub: string, iat: number): Promise<[string, string[]]> => {
           const c = w.client();
