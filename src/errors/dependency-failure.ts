@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+import { DependencyUnavailableError } from './app-error';
 
 /**
  * Redis answers that refuse work without anything being wrong with the request (contract section
@@ -58,4 +59,12 @@ export function dependencyOf(err: unknown): 'redis' | 'postgres' | null {
       : null;
   }
   return null;
+}
+
+/**
+ * A refusal that said nothing about the request (503, contract 10): a dependency the service named
+ * itself, or an error of PostgreSQL or Redis that `dependencyOf` recognises.
+ */
+export function isDependencyFailure(err: unknown): boolean {
+  return err instanceof DependencyUnavailableError || dependencyOf(err) !== null;
 }

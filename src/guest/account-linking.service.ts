@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../directory/audit-trail.repository';
-import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import { dependencyOf } from '../errors/dependency-failure';
+import { AppError } from '../errors/app-error';
+import { isDependencyFailure } from '../errors/dependency-failure';
 import type { PrincipalOf } from '../http/principal';
 import type { GuestRequestContext } from './browser-flows';
 import { GuestAccountsRepository } from './guest-accounts.repository';
@@ -62,8 +62,7 @@ export class AccountLinkingService {
         // A dependency refused the work (503, contract 10): the caller keeps what it came with, so
         // the retry links (contract 13). Should the commit have happened unseen, the retry finds the
         // credential linked already and answers as before without recording it twice.
-        else if (err instanceof DependencyUnavailableError || dependencyOf(err) !== null)
-          await restoreIntentAndProof().catch(() => undefined);
+        else if (isDependencyFailure(err)) await restoreIntentAndProof().catch(() => undefined);
         throw err;
       });
     return {

@@ -91,15 +91,17 @@ local function bound(r)
 end`;
 
 // Consumes a proof only when it is of the expected kind and bound to tenant, client and flow
-// cookie (and, for an upgrade proof, to the guest's user and session).
+// cookie (and, for an upgrade proof, to the guest's user and session). Answers the proof and the
+// milliseconds it had left, so a sign-in a dependency refused can put it back (RESTORE_PROOF).
 const CONSUME_PROOF = new RedisScript(`${BOUND}
 local raw = redis.call('GET', KEYS[1])
 if not raw then return false end
 local p = cjson.decode(raw)
 if p.kind ~= ARGV[4] or not bound(p) then return false end
 if ARGV[4] == 'upgrade' and (p.userId ~= ARGV[5] or p.sessionId ~= ARGV[6]) then return false end
+local ttl = redis.call('PTTL', KEYS[1])
 redis.call('DEL', KEYS[1])
-return raw`);
+return {raw, ttl}`);
 
 // One live intent per flow: the same session, client and tenant renew it; anyone else conflicts.
 const PUT_INTENT = new RedisScript(`
@@ -130,7 +132,8 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return {i, p, ttl, ittl}`);
 
 // Contract 13: a proof refused with 409 identity_in_use goes back as it was, for the rest of its
-// lifetime, so the player can sign in to the account that owns the credential without a new code.
+// lifetime, so the player can sign in to the account that owns the credential without a new code;
+// so does one whose sign-in a dependency refused (503), so the retry signs in.
 const RESTORE_PROOF = new RedisScript(`
 return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') and 1 or 0`);
 
@@ -151,13 +154,25 @@ export class FlowRecordsStore {
     return proofId;
   }
 
-  async consumeProviderProof(flowId: string, proofId: string, b: Binding): Promise<ProviderProof | null> {
-    const raw = await CONSUME_PROOF.run(
-      this.redis,
-      [proofKey(flowId, proofId)],
-      [b.tenantId, b.clientId, b.cookieHash, 'provider'],
+  /** The proof, spent, and how to put it back for the rest of its lifetime; null when refused. */
+  async consumeProviderProof(
+    flowId: string,
+    proofId: string,
+    b: Binding,
+  ): Promise<{ proof: ProviderProof; restore: () => Promise<void> } | null> {
+    const [raw, ttlMs] = arrayReply(
+      await CONSUME_PROOF.run(
+        this.redis,
+        [proofKey(flowId, proofId)],
+        [b.tenantId, b.clientId, b.cookieHash, 'provider'],
+      ),
     );
-    return decodeJson(raw, decodeProviderProof);
+    const proof = decodeJson(raw, decodeProviderProof);
+    if (!proof || typeof raw !== 'string' || typeof ttlMs !== 'number') return null;
+    const restore = async (): Promise<void> => {
+      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [raw, ttlMs]);
+    };
+    return { proof, restore };
   }
 
   async consumeUpgradeProof(
@@ -167,10 +182,12 @@ export class FlowRecordsStore {
     userId: string,
     sessionId: string,
   ): Promise<boolean> {
-    const raw = await CONSUME_PROOF.run(
-      this.redis,
-      [proofKey(flowId, proofId)],
-      [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId],
+    const [raw] = arrayReply(
+      await CONSUME_PROOF.run(
+        this.redis,
+        [proofKey(flowId, proofId)],
+        [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId],
+      ),
     );
     return typeof raw === 'string';
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AppError } from '../errors/app-error';
+import { isDependencyFailure } from '../errors/dependency-failure';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
@@ -167,21 +168,32 @@ export class GuestService {
   async signIn(ctx: GuestRequestContext, proofId: string): Promise<Issued<{ user_id: string } & CustomerTokenSet>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
-    const proof = await this.records.consumeProviderProof(ctx.flowId, proofId, {
+    const consumed = await this.records.consumeProviderProof(ctx.flowId, proofId, {
       tenantId: ctx.tenantId,
       clientId: client.id,
       cookieHash: flow.cookieHash,
     });
-    if (!proof) throw new AppError('invalid_proof');
-    const session = await this.accounts.transaction(async (m) => {
-      if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, proof.identityId, m)))
-        throw new AppError('invalid_proof');
-      const recorded = await this.sessions.record(client, proof.userId, 'sign_in', m);
-      // Last, so the day's counter row is locked only until the commit (contract 15's chart).
-      await this.stats.count(m, ctx.tenantId, 'sign_ins');
-      return recorded;
+    if (!consumed) throw new AppError('invalid_proof');
+    const { proof } = consumed;
+    const signedIn = async (): Promise<CustomerTokenSet> => {
+      const session = await this.accounts.transaction(async (m) => {
+        if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, proof.identityId, m)))
+          throw new AppError('invalid_proof');
+        const recorded = await this.sessions.record(client, proof.userId, 'sign_in', m);
+        // Last, so the day's counter row is locked only until the commit (contract 15's chart).
+        await this.stats.count(m, ctx.tenantId, 'sign_ins');
+        return recorded;
+      });
+      return this.sessions.activate(client, proof.userId, session, 'sign_in');
+    };
+    const tokens = await signedIn().catch(async (err: unknown) => {
+      // PostgreSQL or Redis refused the sign-in (503, contract 10): no token was handed out, so the
+      // proof goes back and the retry signs in (contract 13), as after an upgrade's or a link's
+      // 503. A session row committed before Redis failed never became live and only expires; the
+      // proof stays bound to its flow, and activateForSignIn judges it again on the retry.
+      if (isDependencyFailure(err)) await consumed.restore().catch(() => undefined);
+      throw err;
     });
-    const tokens = await this.sessions.activate(client, proof.userId, session, 'sign_in');
     return { answer: { user_id: proof.userId, ...tokens }, client };
   }
 }

@@ -5,7 +5,7 @@ import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import { dependencyOf } from '../errors/dependency-failure';
+import { isDependencyFailure } from '../errors/dependency-failure';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
@@ -155,8 +155,7 @@ export class UpgradeService {
         // PostgreSQL refused the work (503, contract 10) and certainly nothing was committed: the
         // guest keeps its intent and proof, so the retry upgrades. A COMMIT that failed may have
         // committed, so then both stay spent, as the session's upgrade mark stays (`upgrade`).
-        else if (failedBeforeCommit && (err instanceof DependencyUnavailableError || dependencyOf(err) !== null))
-          await restoreIntentAndProof().catch(() => undefined);
+        else if (failedBeforeCommit && isDependencyFailure(err)) await restoreIntentAndProof().catch(() => undefined);
         throw err;
       });
     return {

@@ -53,24 +53,45 @@ export class PostgresOutage {
  * request gets past every read and check before it, and what it took before the write is what the
  * test then looks at. The trigger is gone again when `body` settles.
  */
-export async function whileIdentityWriteRefused(
+export function whileIdentityWriteRefused(
   pg: Pick<Client, 'query'>,
   on: 'INSERT' | 'UPDATE',
   providerSubject: string,
   body: () => Promise<void>,
 ): Promise<void> {
+  return whileRowWriteRefused(
+    pg,
+    { table: 'identities', on, column: 'provider_subject', value: providerSubject },
+    body,
+  );
+}
+
+/** As whileIdentityWriteRefused, for a new session row of the user `userId` (a sign-in's). */
+export function whileSessionInsertRefused(
+  pg: Pick<Client, 'query'>,
+  userId: string,
+  body: () => Promise<void>,
+): Promise<void> {
+  return whileRowWriteRefused(pg, { table: 'sessions', on: 'INSERT', column: 'user_id', value: userId }, body);
+}
+
+async function whileRowWriteRefused(
+  pg: Pick<Client, 'query'>,
+  row: { table: 'identities' | 'sessions'; on: 'INSERT' | 'UPDATE'; column: string; value: string },
+  body: () => Promise<void>,
+): Promise<void> {
   await pg.query(`
-    CREATE FUNCTION test_refuse_identity() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION test_refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN RAISE EXCEPTION 'test: not now' USING ERRCODE = 'serialization_failure'; END $$`);
   await pg.query(
-    `CREATE TRIGGER test_refuse_identity BEFORE ${on} ON identities FOR EACH ROW
-     WHEN (NEW.provider_subject = ${pgLiteral(providerSubject)}) EXECUTE FUNCTION test_refuse_identity()`,
+    `CREATE TRIGGER test_refuse_write BEFORE ${row.on} ON ${row.table} FOR EACH ROW
+     WHEN (NEW.${row.column} = ${pgLiteral(row.value)}) EXECUTE FUNCTION test_refuse_write()`,
   );
   try {
     await body();
   } finally {
-    await pg.query('DROP TRIGGER test_refuse_identity ON identities');
-    await pg.query('DROP FUNCTION test_refuse_identity()');
+    await pg.query(`DROP TRIGGER test_refuse_write ON ${row.table}`);
+    await pg.query('DROP FUNCTION test_refuse_write()');
   }
 }
 

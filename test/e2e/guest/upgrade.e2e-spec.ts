@@ -1,4 +1,4 @@
-import { whileIdentityWriteRefused } from '../../support/postgres-outage';
+import { whileIdentityWriteRefused, whileSessionInsertRefused } from '../../support/postgres-outage';
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
@@ -403,6 +403,19 @@ describe('guest upgrade by email (spec 4.3)', () => {
       c.userId,
     ]);
     expect(audit.rows).toHaveLength(1);
+  });
+
+  it('a sign-in PostgreSQL refused inside its transaction (503) keeps its proof: the retry signs in (contract 13)', async () => {
+    const owner = await guestWithIntent();
+    await owner.upgrade(await emailProof(w, owner, 'flaky-sign-in@example.com'));
+    const c = w.client();
+    await c.createGuest();
+    const proof = await emailProof(w, c, 'flaky-sign-in@example.com');
+    // A serialization failure on the new session's row, after the proof was taken.
+    await whileSessionInsertRefused(w.t.pg, owner.userId as string, async () => {
+      expect(await status(c.signIn(proof))).toBe('503 temporarily_unavailable');
+    });
+    expect((await c.signIn(proof)).user_id).toBe(owner.userId);
   });
 
   it('answers 409 identity_in_use for a credential another account owns, and merges nothing', async () => {
