@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { IdentityProviderEntity } from '../platform/database/entities/identity-provider.entity';
-import { isString, objectDecoder, oneOf } from '../platform/redis/decode';
+import { isBoolean, isString, objectDecoder, oneOf, optional } from '../platform/redis/decode';
 import { rowsOf } from '../platform/database/row-decoders';
 
 /** What the flows need from the issuer's discovery document, checked and kept when it was added. */
@@ -15,6 +15,12 @@ export interface ProviderEndpoints {
   readonly token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post';
   /** The issuer's ID token algorithm: RS256 when it offers it, else the first it lists. */
   readonly id_token_signed_response_alg: string;
+  /**
+   * RFC 9207: the issuer names itself (`iss`) in every authorization response, so an answer without
+   * it is refused. Absent from providers added before it was recorded: `iss` is then checked only
+   * when an answer carries it.
+   */
+  readonly authorization_response_iss_parameter_supported?: boolean;
 }
 
 const decodeEndpoints = objectDecoder<ProviderEndpoints>({
@@ -23,6 +29,7 @@ const decodeEndpoints = objectDecoder<ProviderEndpoints>({
   jwks_uri: isString,
   token_endpoint_auth_method: oneOf('client_secret_basic', 'client_secret_post'),
   id_token_signed_response_alg: isString,
+  authorization_response_iss_parameter_supported: optional(isBoolean),
 });
 
 /** The endpoints `provider add` stored from discovery; a row of another shape fails loudly. */

@@ -22,7 +22,7 @@ const APPLE_SECRET_TTL_SECONDS = 300;
  * The browser flow's side of an OpenID Connect provider, through openid-client: the authorization
  * URL (code, PKCE S256, state, nonce), and the callback that exchanges the code and checks the ID
  * token (signature from the issuer's JWKS, `iss`, `aud`, `exp`, `nonce`, and `iat` not in the future,
- * contract 8). The token request
+ * contract 8), after the answer's own `iss` (RFC 9207). The token request
  * authenticates as discovery allowed when the provider was added; a provider with Apple's options
  * sends a fresh ES256 client-secret JWT by client_secret_post. Each issuer's keys are cached with
  * it, so a callback does not fetch the JWKS every time.
@@ -100,7 +100,8 @@ export class ProviderClients {
 
   private issuer(provider: IdentityProvider): Issuer<BaseClient> {
     const e = provider.endpoints;
-    const key = JSON.stringify([provider.issuer, e.authorization_endpoint, e.token_endpoint, e.jwks_uri]);
+    const issSupported = e.authorization_response_iss_parameter_supported === true;
+    const key = JSON.stringify([provider.issuer, e.authorization_endpoint, e.token_endpoint, e.jwks_uri, issSupported]);
     let issuer = this.issuers.get(key);
     if (!issuer) {
       issuer = new Issuer({
@@ -108,6 +109,10 @@ export class ProviderClients {
         authorization_endpoint: e.authorization_endpoint,
         token_endpoint: e.token_endpoint,
         jwks_uri: e.jwks_uri,
+        // RFC 9207 section 2.4: an issuer that names itself in its answers has every answer that
+        // lacks `iss` refused (openid-client's callback), so a response injected from another
+        // issuer's authorization endpoint (a mix-up) never reaches this issuer's token endpoint.
+        authorization_response_iss_parameter_supported: issSupported,
       });
       issuer[custom.http_options] = (_url, options) => ({ ...options, timeout: this.config.dependencyTimeoutMs });
       this.issuers.set(key, issuer);

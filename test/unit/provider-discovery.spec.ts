@@ -71,10 +71,19 @@ describe('provider discovery', () => {
       jwks_uri: `${issuer}/jwks`,
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'RS256',
+      authorization_response_iss_parameter_supported: false,
     });
     expect(
       (await read({ id_token_signing_alg_values_supported: ['none', 'ES256'] })).id_token_signed_response_alg,
     ).toBe('ES256');
+  });
+
+  it('keeps whether the issuer names itself in authorization responses (RFC 9207), only when it says true', async () => {
+    const kept = async (value: unknown) =>
+      (await read({ authorization_response_iss_parameter_supported: value }))
+        .authorization_response_iss_parameter_supported;
+    expect(await kept(true)).toBe(true);
+    expect(await kept('true')).toBe(false);
   });
 
   it.each([

@@ -11,7 +11,8 @@ type Discovery = Record<string, unknown>;
  * 14, OpenID Connect Discovery 1.0 section 4.3): the document names exactly this issuer; it has
  * authorization, token and JWKS endpoints (https in production); it offers the authorization code
  * flow, PKCE S256 when it lists methods at all, and a signed ID token; and its token endpoint takes
- * a client secret the way this provider will send it. Any failure is an input error: nothing is
+ * a client secret the way this provider will send it. Whether it names itself in authorization
+ * responses (RFC 9207) is kept. Any failure is an input error: nothing is
  * stored.
  */
 export async function readDiscovery(
@@ -53,7 +54,13 @@ export async function readDiscovery(
       : 'client_secret_post';
   if (methods !== undefined && methods.length > 0 && !methods.includes(method))
     throw new AdminInputError(`--issuer: the token endpoint takes neither client_secret_basic nor client_secret_post`);
-  return { ...endpoints, token_endpoint_auth_method: method, id_token_signed_response_alg: alg };
+  return {
+    ...endpoints,
+    token_endpoint_auth_method: method,
+    id_token_signed_response_alg: alg,
+    // RFC 9207 section 3: kept, so the callback refuses an answer that lacks `iss`.
+    authorization_response_iss_parameter_supported: doc.authorization_response_iss_parameter_supported === true,
+  };
 }
 
 async function fetchDiscovery(issuer: string): Promise<Discovery> {

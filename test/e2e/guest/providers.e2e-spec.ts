@@ -76,6 +76,29 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
     return new URL(res.headers.location as string);
   }
 
+  /** A new guest signs in at the plain issuer as `sub`: its answer, stopped at the service's callback. */
+  async function answerFromIssuer(providerId: string, sub: string): Promise<{ c: GuestClient; callback: URL }> {
+    const c = w.client();
+    await c.createGuest();
+    await p.plain.setAccount({ sub });
+    const atIssuer = await startAtProvider(c, providerId);
+    // A browser that knows only the issuer stops at the service's callback.
+    return { c, callback: new URL(await new TestBrowser(['127.0.0.1']).navigate(atIssuer.toString())) };
+  }
+
+  /** `c`'s browser at the callback with the issuer's `answer`: back to the game with an error, no proof. */
+  async function expectRefusedCallback(c: GuestClient, answer: URL, provider: string, subject: string): Promise<void> {
+    const before = await proofKeys();
+    const res = await w.t
+      .auth()
+      .get(answer.pathname + answer.search)
+      .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+      .expect(302);
+    expect(res.headers.location).toBe('https://play.acme.example/auth?error=server_error');
+    expect(await proofKeys()).toEqual(before);
+    expect(await identityRows(provider, subject)).toEqual([]);
+  }
+
   /** The browser flow from `GET providers/{id}/start` to the game's redirect URI. */
   async function browserRound(c: GuestClient, providerId: string): Promise<URL> {
     const browser = browserWithFlow(c.browserFlowId, c.flowCookie());
@@ -570,13 +593,17 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(other.headers.location).toBe('https://play.acme.example/auth?error=access_denied');
     });
 
+    it('refuses an answer without iss from an issuer whose discovery says it names itself (RFC 9207): error, no proof', async () => {
+      const { c, callback } = await answerFromIssuer('google', 'no-iss-1');
+      // The issuer names itself in every answer, as its discovery document says.
+      expect(callback.searchParams.get('iss')).toBe(p.plain.issuer);
+      // An answer without it did not come from this issuer's authorization endpoint (a mix-up).
+      callback.searchParams.delete('iss');
+      await expectRefusedCallback(c, callback, 'google', 'no-iss-1');
+    });
+
     it('a state is consumed once under parallel callbacks', async () => {
-      const c = w.client();
-      await c.createGuest();
-      await p.plain.setAccount({ sub: 'race-1' });
-      const atIssuer = await startAtProvider(c, 'google');
-      // A browser that knows only the issuer stops at the service's callback.
-      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(atIssuer.toString()));
+      const { c, callback } = await answerFromIssuer('google', 'race-1');
       expect(callback.pathname).toBe('/t/acme/providers/callback');
       const answers = await Promise.all(
         Array.from({ length: 5 }, () =>
@@ -593,21 +620,9 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
 
     it('a provider removed while a flow is under way ends the flow with error=server_error and no proof', async () => {
       expect((await p.addPlain('doomed')).status).toBe(0);
-      const c = w.client();
-      await c.createGuest();
-      await p.plain.setAccount({ sub: 'doomed-1' });
-      const atIssuer = await startAtProvider(c, 'doomed');
-      const callback = new URL(await new TestBrowser(['127.0.0.1']).navigate(atIssuer.toString()));
+      const { c, callback } = await answerFromIssuer('doomed', 'doomed-1');
       expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'doomed')).status).toBe(0);
-      const before = await proofKeys();
-      const res = await w.t
-        .auth()
-        .get(callback.pathname + callback.search)
-        .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
-        .expect(302);
-      expect(res.headers.location).toBe('https://play.acme.example/auth?error=server_error');
-      expect(await proofKeys()).toEqual(before);
-      expect(await identityRows('doomed', 'doomed-1')).toEqual([]);
+      await expectRefusedCallback(c, callback, 'doomed', 'doomed-1');
     });
 
     it('a token endpoint that hangs or fails sends the player back with error=temporarily_unavailable, no proof', async () => {
