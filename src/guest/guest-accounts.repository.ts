@@ -93,26 +93,38 @@ export class GuestAccountsRepository {
   }
 
   /**
-   * Sign-in with a proof: an active user that still holds the proven identity, a provisional one
-   * becoming a regular account. A proof outlives an unlink or a move of its credential, so the
-   * identity is asked again; whoever unlinks or moves it locks this user's row before changing it,
-   * so the read after that lock is current.
+   * Sign-in with a proof (contract 6: the account that owns the proven credential): the active user
+   * that holds the proven identity now, a provisional one becoming a regular account; null when no
+   * active user holds it. A proof outlives a change of its credential's owner, so the owner is read
+   * here, not taken from the proof: an unlinked or erased credential signs in to nobody, and one an
+   * upgrade moved since the proof was issued signs in to the guest it moved to (contract 13: a
+   * proof refused with 409 identity_in_use signs in). Whoever unlinks or moves it locks the
+   * owner's row before changing it, so the second read, after this lock, is current.
    */
-  async activateForSignIn(tenantId: string, userId: string, identityId: string, m: EntityManager): Promise<boolean> {
+  async lockOwnerForSignIn(tenantId: string, identityId: string, m: EntityManager): Promise<string | null> {
+    const [identity] = rowsOf(
+      await m.query(`SELECT user_id FROM identities WHERE id = $1 AND tenant_id = $2 AND status = 'active'`, [
+        identityId,
+        tenantId,
+      ]),
+    );
+    if (!identity) return null;
+    const userId = text(identity, 'user_id');
     const [user] = rowsOf(
       await m.query('SELECT kind, status FROM users WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [userId, tenantId]),
     );
-    if (!user || text(user, 'status') !== 'active') return false;
+    if (!user || text(user, 'status') !== 'active') return null;
     const held = rowsOf(
       await m.query(`SELECT 1 FROM identities WHERE id = $1 AND user_id = $2 AND status = 'active'`, [
         identityId,
         userId,
       ]),
     );
-    if (held.length !== 1) return false;
+    // Moved or removed while this waited for the lock: the player asks again.
+    if (held.length !== 1) return null;
     if (text(user, 'kind') === 'provisional')
       await m.query(`UPDATE users SET kind = 'regular' WHERE id = $1`, [userId]);
-    return true;
+    return userId;
   }
 
   /**

@@ -175,25 +175,26 @@ export class GuestService {
     });
     if (!consumed) throw new AppError('invalid_proof');
     const { proof } = consumed;
-    const signedIn = async (): Promise<CustomerTokenSet> => {
-      const session = await this.accounts.transaction(async (m) => {
-        if (!(await this.accounts.activateForSignIn(ctx.tenantId, proof.userId, proof.identityId, m)))
-          throw new AppError('invalid_proof');
-        const recorded = await this.sessions.record(client, proof.userId, 'sign_in', m);
+    const signedIn = async (): Promise<{ user_id: string } & CustomerTokenSet> => {
+      const { userId, session } = await this.accounts.transaction(async (m) => {
+        // The credential's owner now, which need not be the user the proof named when issued.
+        const owner = await this.accounts.lockOwnerForSignIn(ctx.tenantId, proof.identityId, m);
+        if (owner === null) throw new AppError('invalid_proof');
+        const recorded = await this.sessions.record(client, owner, 'sign_in', m);
         // Last, so the day's counter row is locked only until the commit (contract 15's chart).
         await this.stats.count(m, ctx.tenantId, 'sign_ins');
-        return recorded;
+        return { userId: owner, session: recorded };
       });
-      return this.sessions.activate(client, proof.userId, session, 'sign_in');
+      return { user_id: userId, ...(await this.sessions.activate(client, userId, session, 'sign_in')) };
     };
-    const tokens = await signedIn().catch(async (err: unknown) => {
+    const answer = await signedIn().catch(async (err: unknown) => {
       // PostgreSQL or Redis refused the sign-in (503, contract 10): no token was handed out, so the
       // proof goes back and the retry signs in (contract 13), as after an upgrade's or a link's
       // 503. A session row committed before Redis failed never became live and only expires; the
-      // proof stays bound to its flow, and activateForSignIn judges it again on the retry.
+      // proof stays bound to its flow, and lockOwnerForSignIn judges it again on the retry.
       if (isDependencyFailure(err)) await consumed.restore().catch(() => undefined);
       throw err;
     });
-    return { answer: { user_id: proof.userId, ...tokens }, client };
+    return { answer, client };
   }
 }

@@ -387,6 +387,19 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.createLinkingIntent())).toBe(200);
   });
 
+  it('a proof refused with 409 because another guest took its credential since it was issued still signs in to the credential’s owner (contract 13)', async () => {
+    // One player, two devices: both prove the same new address, so both proofs name the
+    // provisional user the first code made.
+    const first = await guestWithIntent();
+    const second = await guestWithIntent();
+    const firstProof = await emailProof(w, first, 'two-devices@example.com');
+    const secondProof = await emailProof(w, second, 'two-devices@example.com');
+    await first.upgrade(firstProof);
+    expect(await status(second.upgrade(secondProof))).toBe('409 identity_in_use');
+    // No second code: the same proof signs in to the account that holds the address now.
+    expect((await second.signIn(secondProof)).user_id).toBe(first.userId);
+  });
+
   it('an upgrade PostgreSQL refused inside its transaction (503) spends neither intent nor proof: the retry upgrades', async () => {
     const c = await guestWithIntent();
     const proof = await emailProof(w, c, 'flaky-upgrade@example.com');
