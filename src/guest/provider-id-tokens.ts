@@ -21,8 +21,9 @@ const MAX_TOKEN_AGE_SECONDS = 24 * 3600;
  * Checks ID tokens that a platform's own SDK obtained (contract 14, native flow) with jose: the
  * signature against the issuer's JWKS (fetched once per issuer and again only for an unknown
  * `kid`, at most every 30 s), `iss`, `aud` (the provider's client id or one of its native client
- * ids), `exp`, `iat`/`nbf` and, when the caller gives one, `nonce`. A token that fails any check is
- * 400 invalid_grant; an issuer whose keys cannot be read is 503.
+ * ids; for several audiences `azp` too), `exp`, `iat`/`nbf` and, when the caller gives one,
+ * `nonce`. A token that fails any check is 400 invalid_grant; an issuer whose keys cannot be read
+ * is 503.
  */
 @Injectable()
 export class ProviderIdTokens {
@@ -31,11 +32,12 @@ export class ProviderIdTokens {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   async verify(provider: IdentityProvider, idToken: string, nonce: string | undefined): Promise<ProvenIdToken> {
+    const audiences = [provider.clientId, ...provider.nativeClientIds];
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, this.keySet(provider.endpoints.jwks_uri), {
         issuer: acceptedIssuers(provider.issuer),
-        audience: [provider.clientId, ...provider.nativeClientIds],
+        audience: audiences,
         algorithms: [provider.endpoints.id_token_signed_response_alg],
         requiredClaims: ['sub', 'exp', 'iat'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
@@ -47,7 +49,7 @@ export class ProviderIdTokens {
       if (isKeySetFailure(err)) throw new DependencyUnavailableError('identity_provider', err);
       throw new AppError('invalid_grant', 'The ID token is not valid for this provider.');
     }
-    if (nonce !== undefined && payload.nonce !== nonce)
+    if ((nonce !== undefined && payload.nonce !== nonce) || !issuedToOneOf(payload, audiences))
       throw new AppError('invalid_grant', 'The ID token is not valid for this provider.');
     return provenClaims(payload);
   }
@@ -73,6 +75,21 @@ export class ProviderIdTokens {
  */
 export function acceptedIssuers(issuer: string): string[] {
   return issuer === 'https://accounts.google.com' ? [issuer, 'accounts.google.com'] : [issuer];
+}
+
+/**
+ * OpenID Connect Core 3.1.3.7 (points 3 to 5): jose accepts a token whose `aud` merely includes one
+ * of ours, so a token for several audiences must also name in `azp` the party it was issued to, and
+ * that party must be one of the provider's clients: otherwise another application at the same
+ * issuer, which had itself given our client as an extra audience, could replay its own players'
+ * tokens here and sign in as them. A token for one audience is not asked about `azp`: Google's
+ * Android tokens name the web client as `aud` and the Android client as `azp` (openid-client does
+ * the same for the browser flow, with the web client only).
+ */
+export function issuedToOneOf(claims: Record<string, unknown>, clientIds: readonly string[]): boolean {
+  const { aud, azp } = claims;
+  if (!Array.isArray(aud) || aud.length <= 1) return true;
+  return typeof azp === 'string' && clientIds.includes(azp);
 }
 
 /** `sub`, and the email when verified, from checked claims (ID tokens of either flow). */

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AdminInputError } from '../../src/cli/admin-command';
 import { readDiscovery } from '../../src/cli/commands/provider-discovery';
-import { acceptedIssuers, provenClaims } from '../../src/guest/provider-id-tokens';
+import { acceptedIssuers, issuedToOneOf, provenClaims } from '../../src/guest/provider-id-tokens';
 
 /** Contract 14: what `provider add` accepts from an issuer's discovery document, and how it authenticates. */
 describe('provider discovery', () => {
@@ -132,5 +132,17 @@ describe('issuers an ID token may name', () => {
       'accounts.google.com',
     ]);
     expect(acceptedIssuers('https://appleid.apple.com')).toEqual(['https://appleid.apple.com']);
+  });
+});
+
+describe('the party an ID token was issued to', () => {
+  it('asks a token for several audiences for an azp among the clients; a token for one audience is not asked', () => {
+    const ours = ['web-client', 'com.acme.game'];
+    expect(issuedToOneOf({ aud: ['com.other.game', 'com.acme.game'], azp: 'com.acme.game' }, ours)).toBe(true);
+    expect(issuedToOneOf({ aud: ['com.other.game', 'com.acme.game'], azp: 'com.other.game' }, ours)).toBe(false);
+    expect(issuedToOneOf({ aud: ['com.other.game', 'com.acme.game'] }, ours)).toBe(false);
+    // Google's Android tokens: the web client as the audience, the Android client as azp.
+    expect(issuedToOneOf({ aud: 'web-client', azp: 'android-client' }, ours)).toBe(true);
+    expect(issuedToOneOf({ aud: ['web-client'] }, ours)).toBe(true);
   });
 });

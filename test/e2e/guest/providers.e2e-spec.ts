@@ -215,7 +215,7 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       });
     });
 
-    it('refuses a token for another audience, an expired one, a wrong nonce, a wrong issuer and an unknown kid: 400 invalid_grant, nothing written', async () => {
+    it('refuses a token for another audience, one for several issued to another client, an expired one, a wrong nonce, a wrong issuer and an unknown kid: 400 invalid_grant, nothing written', async () => {
       const base = () => ({
         iss: p.plain.issuer,
         aud: NATIVE_APP_ID,
@@ -228,6 +228,17 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       });
       const cases: Array<[string, string, string | undefined]> = [
         ['another audience', await p.plain.sign({ ...base(), aud: 'com.other.game' }), 'the-nonce'],
+        // OpenID Connect Core 3.1.3.7: a token for several audiences names the one it was issued to.
+        [
+          'several audiences, no azp',
+          await p.plain.sign({ ...base(), aud: ['com.other.game', NATIVE_APP_ID] }),
+          'the-nonce',
+        ],
+        [
+          'several audiences, issued to another client',
+          await p.plain.sign({ ...base(), aud: ['com.other.game', NATIVE_APP_ID], azp: 'com.other.game' }),
+          'the-nonce',
+        ],
         ['expired', await p.plain.sign({ ...base(), iat: now() - 900, exp: now() - 600 }), 'the-nonce'],
         ['wrong nonce', await p.plain.sign(base()), 'another-nonce'],
         ['issued in the future', await p.plain.sign({ ...base(), iat: now() + 600, exp: now() + 900 }), 'the-nonce'],
