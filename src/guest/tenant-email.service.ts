@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
 import { AppError } from '../errors/app-error';
+import { isDependencyFailure } from '../errors/dependency-failure';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
@@ -70,11 +71,19 @@ export class TenantEmailService {
     // Attempts count against the code (in check) and against the flow (contract section 10).
     const budget = this.config.rateLimits.tenantFlowAttempts;
     await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
-    if (!(await this.codes.check(realm, ctx.flowId, email, code))) throw new AppError('invalid_code');
-    return this.proofs.issue(
-      { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash },
-      { provider: 'email', subject: email, verifiedEmail: email, metadata: {} },
-      () => new AppError('invalid_code'),
-    );
+    const taken = await this.codes.take(realm, ctx.flowId, email, code);
+    if (!taken) throw new AppError('invalid_code');
+    return this.proofs
+      .issue(
+        { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash },
+        { provider: 'email', subject: email, verifiedEmail: email, metadata: {} },
+        () => new AppError('invalid_code'),
+      )
+      .catch(async (err: unknown) => {
+        // PostgreSQL or Redis refused to make the proof (503, contract 10): the code is spent only
+        // with the proof it produced, so the player's retry with it succeeds (contract 13).
+        if (isDependencyFailure(err)) await taken.restore().catch(() => undefined);
+        throw err;
+      });
   }
 }

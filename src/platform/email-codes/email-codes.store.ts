@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { Pseudonymizer } from '../crypto/digests';
 import { REDIS } from '../redis/redis.module';
 import type { RedisClient } from '../redis/redis-client';
+import { arrayReply } from '../redis/decode';
 import { RedisScript } from '../redis/redis-script';
 
 /**
@@ -39,8 +40,10 @@ export type CodeAllowance = 'fresh' | 'kept';
 // caller does not know, so Lua's string compare leaks nothing useful about the code. ARGV holds
 // the maximum, the number of privacy keys n, then n code MACs and n address MACs: a code sent
 // before a PRIVACY_KEY rotation still verifies after it (contract section 12).
+// A match answers the record as it was (with this attempt counted) and the milliseconds it had
+// left, so a caller whose next step a dependency refused can put the code back (RESTORE).
 const CHECK = new RedisScript(`
-local c = redis.call('HMGET', KEYS[1], 'code', 'email')
+local c = redis.call('HMGET', KEYS[1], 'code', 'email', 'until')
 if not c[1] then return 'missing' end
 local max = tonumber(ARGV[1])
 local keys = tonumber(ARGV[2])
@@ -51,9 +54,21 @@ for i = 1, keys do
   if c[1] == ARGV[2 + i] then code = true end
   if c[2] == ARGV[2 + keys + i] then email = true end
 end
-if code and email then redis.call('DEL', KEYS[1]); return 'ok' end
+if code and email then
+  local ttl = redis.call('PTTL', KEYS[1])
+  redis.call('DEL', KEYS[1])
+  return {'ok', c[1], c[2], tostring(n), c[3] or '', ttl}
+end
 if n >= max then redis.call('DEL', KEYS[1]) end
 return 'wrong'`);
+
+// Puts a matched code back as CHECK found it, unless the flow holds a code again (a new one sent
+// meanwhile stays). ARGV: code MAC, address MAC, attempts, allowance deadline, milliseconds left.
+const RESTORE = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'code', ARGV[1], 'email', ARGV[2], 'attempts', ARGV[3], 'until', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`);
 
 // Shared by LIVE and ISSUE: whether the record in KEYS[k] is a live code for one of the address
 // MACs in ARGV[first..], whose allowance outlasts a code sent now (ARGV[2]: now + EMAIL_CODE_TTL).
@@ -157,13 +172,35 @@ export class EmailCodesStore {
   }
 
   async check(realm: CodeRealm, flowId: string, email: string, code: string): Promise<boolean> {
+    return (await this.take(realm, flowId, email, code)) !== null;
+  }
+
+  /**
+   * As `check`, and a matched code is spent; `restore` puts it back for the rest of its lifetime,
+   * with the attempts it had, for a caller whose use of it a dependency refused (503, contract 13),
+   * unless the flow holds another code by then. Null when the code does not match.
+   */
+  async take(
+    realm: CodeRealm,
+    flowId: string,
+    email: string,
+    code: string,
+  ): Promise<{ restore: () => Promise<void> } | null> {
     const codeMacs = this.pseudonymizer.macs(`${realm.domain}:email-code`, `${flowId}:${code}`);
-    const result = await CHECK.run(
-      this.redis,
-      [codeKey(realm, flowId)],
-      [this.config.ttl.emailCodeMaxAttempts, codeMacs.length, ...codeMacs, ...this.emailMacs(realm, email)],
+    const [status, codeMac, emailMac, attempts, until, ttlMs] = stringsOrNumbers(
+      await CHECK.run(
+        this.redis,
+        [codeKey(realm, flowId)],
+        [this.config.ttl.emailCodeMaxAttempts, codeMacs.length, ...codeMacs, ...this.emailMacs(realm, email)],
+      ),
     );
-    return result === 'ok';
+    if (status !== 'ok') return null;
+    const restore = async (): Promise<void> => {
+      if (codeMac === undefined || emailMac === undefined || attempts === undefined) return;
+      if (typeof ttlMs !== 'number' || ttlMs <= 0 || until === undefined || until === '') return;
+      await RESTORE.run(this.redis, [codeKey(realm, flowId)], [codeMac, emailMac, attempts, until, ttlMs]);
+    };
+    return { restore };
   }
 
   /** The address's MAC under every privacy key, current first (contract section 12). */
@@ -171,6 +208,10 @@ export class EmailCodesStore {
     return this.pseudonymizer.macs(`${realm.domain}:email`, email);
   }
 }
+
+/** A script's array reply with its strings and integers kept, anything else left out as undefined. */
+const stringsOrNumbers = (reply: unknown): Array<string | number | undefined> =>
+  arrayReply(reply).map((v) => (typeof v === 'string' || typeof v === 'number' ? v : undefined));
 
 const codeKey = (realm: CodeRealm, flowId: string): string => `cc:${realm.keyScope}{${flowId}}`;
 const pendingKey = (realm: CodeRealm, flowId: string): string => `${codeKey(realm, flowId)}:unsent`;

@@ -528,6 +528,21 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(res.status).toBe(401);
   });
 
+  it('a code whose proof PostgreSQL refused to make (503) is not spent: the retry with it gets the proof (contract 13)', async () => {
+    const c = await guestWithIntent();
+    const after = w.t.smtp.messages.length;
+    await c.startEmail('flaky-verify@example.com');
+    const code = await w.t.smtp.waitForCode('flaky-verify@example.com', { after });
+    // The new address's identity cannot be written (a serialization failure) after the code matched.
+    await whileIdentityWriteRefused(w.t.pg, 'INSERT', 'flaky-verify@example.com', async () => {
+      expect(await status(c.verifyEmail('flaky-verify@example.com', code))).toBe('503 temporarily_unavailable');
+    });
+    const { proof_id } = await c.verifyEmail('flaky-verify@example.com', code);
+    expect(await c.upgrade(proof_id)).toMatchObject({ user_id: c.userId });
+    // Still one-time: the code is spent with the proof it produced.
+    expect(await status(c.verifyEmail('flaky-verify@example.com', code))).toBe('400 invalid_code');
+  });
+
   it('refuses a wrong email code with 400 invalid_code and issues no proof', async () => {
     const c = w.client();
     await c.createGuest();
