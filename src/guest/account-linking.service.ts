@@ -43,7 +43,8 @@ export class AccountLinkingService {
           to: 'regular',
         });
         if (outcome === 'in_use') throw new AppError('identity_in_use');
-        if (outcome === 'not_guest') throw new AppError('invalid_proof');
+        // Not a full account any more, or the proven identity is gone (unlinked or erased since).
+        if (outcome === 'not_guest' || outcome === 'gone') throw new AppError('invalid_proof');
         // Linked already (a retry whose answer was lost): nothing changes, nothing is recorded.
         if (outcome === 'already_owned') return;
         await this.audit.record(

@@ -23,8 +23,11 @@ const CREATE_GUEST_WITH_SESSION = new PreparedStatement(
     SELECT $3, $2, u.id, $4, clock_timestamp() + make_interval(secs => $5), $8, $9, $10 FROM u RETURNING id`,
 );
 
-/** `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first). */
-export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use';
+/**
+ * `not_guest`: the subject stopped being an active guest (a parallel upgrade of it won first).
+ * `gone`: nobody holds the proven identity any more (unlinked or erased since the proof was issued).
+ */
+export type MoveOutcome = 'moved' | 'already_owned' | 'not_guest' | 'in_use' | 'gone';
 
 /**
  * The persistence of guest accounts: guest users, the credential move of an upgrade (spec 4.3
@@ -152,7 +155,10 @@ export class GuestAccountsRepository {
       ),
       (row) => ({ userId: text(row, 'user_id'), createdAt: count(row, 'created_ms') }),
     );
-    if (!identity) return 'in_use';
+    // Spec 4.3 rule 7's 409 says another user owns the credential; here nobody does, and the proof
+    // names an identity that no longer exists: the proof no longer holds (a fresh one resolves the
+    // credential anew).
+    if (!identity) return 'gone';
     if (identity.userId === input.userId) return 'already_owned';
     const owner = decodeFirst(
       await m.query(

@@ -118,7 +118,9 @@ export class UpgradeService {
       // The intent's subject must still be an active guest (spec 4.3 linking intent rule 1): a
       // second upgrade that raced past the bearer check before the first revoked the session is
       // an intent that no longer holds, not a credential in use.
-      if (outcome === 'already_owned' || outcome === 'not_guest') throw new AppError('invalid_proof');
+      // A proof whose identity is gone (unlinked or erased since) no longer proves anything.
+      if (outcome === 'already_owned' || outcome === 'not_guest' || outcome === 'gone')
+        throw new AppError('invalid_proof');
       if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
         throw new AppError('invalid_proof');
       const replacement = await this.customerSessions.record(client, guest.userId, 'upgrade', m);

@@ -431,6 +431,19 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect((await c.signIn(proof)).user_id).toBe(owner.userId);
   });
 
+  it('a proof whose credential was erased since it was issued is refused as a proof, not as a credential in use', async () => {
+    const owner = await guestWithIntent();
+    await owner.upgrade(await emailProof(w, owner, 'erased-since@example.com'));
+    const c = await guestWithIntent();
+    const stale = await emailProof(w, c, 'erased-since@example.com');
+    // The account that held the address is deleted (contract 13): nobody owns the address now.
+    await owner.deleteAccount();
+    expect(await status(c.upgrade(stale))).toBe('400 invalid_proof');
+    // The address is free: a fresh proof attaches it to this guest.
+    await c.createLinkingIntent();
+    expect(await c.upgrade(await emailProof(w, c, 'erased-since@example.com'))).toMatchObject({ user_id: c.userId });
+  });
+
   it('answers 409 identity_in_use for a credential another account owns, and merges nothing', async () => {
     const owner = w.client();
     await owner.createGuest();
