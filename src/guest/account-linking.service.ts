@@ -28,6 +28,9 @@ export class AccountLinkingService {
     proofId: string,
   ): Promise<{ user_id: string; linked_identity: LinkedIdentity }> {
     await this.intentAndProof.admit(ctx, player, 'account-link-subject');
+    // Only a full account links here (a guest upgrades): refused before the intent and the proof
+    // are taken, so a call to the wrong route spends nothing.
+    if (!(await this.accounts.isActive(ctx.tenantId, player.userId, 'regular'))) throw new AppError('invalid_proof');
     const { client, intent, proof, restoreProof, restoreIntentAndProof } = await this.intentAndProof.consume(
       ctx,
       player,

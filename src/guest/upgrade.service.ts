@@ -57,6 +57,10 @@ export class UpgradeService {
     proofId: string,
   ): Promise<Issued<UpgradeResponse>> {
     await this.intentAndProof.admit(ctx, guest, 'guest-upgrade-subject');
+    // Only a guest upgrades (a full account links, contract 14): refused before the intent and the
+    // proof are taken, so a call to the wrong route spends nothing. A guest upgraded meanwhile is
+    // caught again under the row lock (moveIdentity).
+    if (!(await this.accounts.isActive(ctx.tenantId, guest.userId, 'guest'))) throw new AppError('invalid_proof');
     // The session must be live now, not only when the bearer was checked (spec 4.3 rule 2). The
     // mark also tells the refresh grant to ask PostgreSQL about this session from here on.
     if (!(await this.sessions.markUpgrade(guest.sessionId, guest))) throw new AppError('invalid_proof');

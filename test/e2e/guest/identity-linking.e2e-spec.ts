@@ -87,6 +87,23 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     expect(owner.rows).toEqual([{ kind: 'provisional' }]);
   });
 
+  it('a proof sent to the other kind of account’s route is refused and spends nothing: the right route then takes it', async () => {
+    // A full account at the guest's upgrade.
+    const { c } = await fullAccount();
+    await c.createAccountLinkingIntent();
+    const proof = await c.providerToken('google', await googleToken('wrong-route-1'));
+    await expect(c.upgrade(proof.proof_id)).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+    expect((await c.linkIdentity(proof.proof_id)).linked_identity.provider_subject).toBe('wrong-route-1');
+
+    // A guest at a full account's link.
+    const guest = w.client();
+    await guest.createGuest();
+    await guest.createLinkingIntent();
+    const guestProof = await guest.providerToken('google', await googleToken('wrong-route-2'));
+    await expect(guest.linkIdentity(guestProof.proof_id)).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+    expect((await guest.upgrade(guestProof.proof_id)).user_id).toBe(guest.userId);
+  });
+
   it('a credential another account owns: 409 identity_in_use, nothing moves, and the proof still signs in to its owner', async () => {
     const first = await fullAccount();
     await first.c.createAccountLinkingIntent();
