@@ -254,7 +254,7 @@ class Reader {
   ): { text: string; url: URL | null } {
     const text = this.required(name, { secret: true });
     const parsed = text ? parse(text) : null;
-    const url = parsed && protocols.includes(parsed.protocol) ? parsed : null;
+    const url = parsed && protocols.includes(parsed.protocol) && !unescapedPassword(parsed) ? parsed : null;
     if (text && !url) {
       const shapes = protocols.map((p) => `${p}//`).join(' or ');
       this.problems.push(`${name}: must be a ${shapes} URL (a numeric port; @ : / % in a password %-escaped)`);
@@ -329,11 +329,22 @@ function decodableUrl(text: string): URL | null {
 }
 
 /**
- * As pg reads DATABASE_URL: an empty host gets a stand-in (`user:password@/db?host=/run/postgresql`
- * names a Unix socket), and a % that does not decode is taken literally, so neither is refused.
+ * As DATABASE_URL is read: an empty host gets a stand-in (`user:password@/db?host=/run/postgresql`
+ * names a Unix socket, which pg reads). TypeORM splits the URL itself before pg does and
+ * %-decodes the user and password, so a % that does not decode threw "URI malformed" from inside
+ * it, naming no variable: refused here like the other URLs.
  */
 function pgUrl(text: string): URL | null {
-  return URL.parse(text) ?? URL.parse(text.replace('@/', '@localhost/'));
+  return decodableUrl(text) ?? decodableUrl(text.replace('@/', '@localhost/'));
+}
+
+/**
+ * A password with an unescaped @ and then / (`user:p@ss/word@db/auth`) parses as a URL whose host
+ * is a piece of the password, and the client's "cannot resolve" error then printed that piece. A
+ * database path holds no @, so one there is taken for such a password.
+ */
+function unescapedPassword(url: URL): boolean {
+  return url.pathname.includes('@');
 }
 
 /** Runs one reader over the environment and throws every problem it found at once. */

@@ -214,6 +214,9 @@ describe('configuration (contract section 1)', () => {
     ['REDIS_URL', 'http://:S3cretPw@127.0.0.1:6379', 'redis: or rediss:'],
     ['DATABASE_URL', 'postgres://svc:S3cretPw@127.0.0.1:notaport/auth', 'postgres: or postgresql:'],
     ['DATABASE_URL', 'postgres://svc:S3cretPw@[127.0.0.1/auth', 'postgres: or postgresql:'],
+    ['DATABASE_URL', 'postgres://svc:S3cretPw%zz@127.0.0.1/auth', 'postgres: or postgresql:'],
+    ['DATABASE_URL', 'postgres://svc:pw@S3cretPw/x@127.0.0.1:5432/auth', 'postgres: or postgresql:'],
+    ['REDIS_URL', 'redis://:pw@S3cretPw/x@127.0.0.1:6379', 'redis: or rediss:'],
     ['SMTP_URL', 'smtp://svc:S3cretPw@127.0.0.1:notaport', 'smtp: or smtps:'],
     ['SMTP_URL', 'smtp://svc:S3cretPw%G1@mail.example:587', 'smtp: or smtps:'],
   ])('names %s, never its password, when its client could not read %s', (name, value, protocols) => {
@@ -226,11 +229,11 @@ describe('configuration (contract section 1)', () => {
     expect(problems.join('\n')).not.toContain('S3cret');
   });
 
-  it('accepts the dependency URLs their clients read: pg sockets, stray % in a PostgreSQL password, TLS', () => {
+  it('accepts the dependency URLs their clients read: pg sockets, an escaped PostgreSQL password, TLS', () => {
     for (const DATABASE_URL of [
       'postgresql://svc:pw@db.internal:5432/auth?sslmode=require',
       'postgres://svc:pw@/auth?host=/run/postgresql',
-      'postgres://svc:p%zz@127.0.0.1/auth',
+      'postgres://svc:p%40s%2Fs%25@127.0.0.1/auth',
     ])
       expect(problemsOf(env({ DATABASE_URL }))).toEqual([]);
     expect(

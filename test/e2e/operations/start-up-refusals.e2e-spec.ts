@@ -37,6 +37,10 @@ describe('the service refusing to start', () => {
     ['REDIS_URL', `redis://:${PASSWORD}@127.0.0.1:notaport`],
     ['REDIS_URL', `redis://:${PASSWORD}@127.0.0.1:6379/abc`],
     ['DATABASE_URL', `postgres://postgres:${PASSWORD}@127.0.0.1:notaport/auth`],
+    // TypeORM %-decodes the password itself, and a stray % threw "URI malformed" from inside it.
+    ['DATABASE_URL', `postgres://postgres:${PASSWORD}%zz@127.0.0.1:5432/auth`],
+    // An unescaped @ and / in a password: the part after the first @ became the host name.
+    ['DATABASE_URL', `postgres://postgres:pw@${PASSWORD}/x@127.0.0.1:5432/auth`],
     ['SMTP_URL', `smtp://svc:${PASSWORD}@127.0.0.1:notaport`],
     ['METRICS_HOST', 'metrics.invalid'],
   ])('%s=%s: status 1, the variable named, the password nowhere', (name, value) => {
