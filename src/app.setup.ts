@@ -30,11 +30,17 @@ export async function createApp(
     unloggedPaths: PROBE_PATHS,
     ...(opts.logDestination ? { destination: opts.logDestination } : {}),
   });
+  // A module that fails to start (PostgreSQL unreachable) is thrown to the caller, whose one line
+  // (main.ts) says what to fix. Nest's default printed its own coloured, multi-line dump of the
+  // error and of the buffered start-up lines, then exited before that line was written.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logging.params), {
     bodyParser: false,
     bufferLogs: true,
+    abortOnError: false,
+    autoFlushLogs: false,
   });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   configureApp(app, config, logging.middleware);
   return app;
 }

@@ -27,10 +27,10 @@ describe('the service refusing to start', () => {
   afterAll(() => dropSuiteDatabase(db));
 
   /** Runs the service to its exit; one that starts after all is stopped and reported as such. */
-  function start(overrides: Record<string, string>): { status: number | null; stderr: string } {
+  function start(overrides: Record<string, string>): { status: number | null; stderr: string; stdout: string } {
     const env = { ...process.env, ...testEnv(port, db, 'smtp://127.0.0.1:9', overrides) };
     const run = spawnSync('node', [join(ROOT, 'dist/src/main.js')], { env, encoding: 'utf8', timeout: 15_000 });
-    return { status: run.status, stderr: run.stderr };
+    return { status: run.status, stderr: run.stderr, stdout: run.stdout };
   }
 
   it.each([
@@ -48,6 +48,20 @@ describe('the service refusing to start', () => {
     expect(status).toBe(1);
     expect(stderr).toContain(`svc-auth failed to start: invalid configuration:\n  - ${name}: `);
     expect(stderr).not.toContain(PASSWORD);
+  });
+
+  it('PostgreSQL unreachable: status 1 and one line naming DATABASE_URL, the password nowhere', async () => {
+    const closedPort = await freePort();
+    const { status, stderr, stdout } = start({
+      DATABASE_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:${closedPort}/${db}`,
+    });
+    expect(status).toBe(1);
+    expect(stderr).toBe(
+      `svc-auth failed to start: DATABASE_URL: PostgreSQL cannot be reached or refused the connection (connect ECONNREFUSED 127.0.0.1:${closedPort})\n`,
+    );
+    expect(stdout).not.toContain(PASSWORD);
+    // stdout holds JSON lines only (docs/operations.md, Logs), not Nest's coloured dump.
+    for (const line of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 
   it('REDIS_URL naming a database the server does not have: status 1, not database 0 in its place', () => {
