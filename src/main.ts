@@ -9,7 +9,16 @@ async function main(): Promise<void> {
   await assertKeysUsable(config);
   const app = await createApp(config);
   // listen() runs the start-up checks (ControlPlaneSeedCheck) before accepting connections.
-  await (config.host === null ? app.listen(config.port) : app.listen(config.port, config.host));
+  await (config.host === null ? app.listen(config.port) : app.listen(config.port, config.host)).catch(
+    (err: NodeJS.ErrnoException) => {
+      // Node's own message ("listen EADDRINUSE: address already in use …") names no variable.
+      if (err.syscall !== 'listen') throw err;
+      const { host, port } = config;
+      const address =
+        host === null ? `port ${port} of every interface` : `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      throw new Error(`HOST/PORT: the service cannot listen on ${address} (${err.code ?? err.message})`);
+    },
+  );
   process.stdout.write(
     `${JSON.stringify({ level: 30, time: Date.now(), msg: 'listening', port: config.port, host: config.host ?? 'all interfaces', node: process.versions.node, auth: config.authOrigin, console: config.consoleOrigin })}\n`,
   );

@@ -70,6 +70,21 @@ describe('the service refusing to start', () => {
     expect(stderr).toContain('svc-auth failed to start: REDIS_URL: Redis refuses database 99');
   });
 
+  it('PORT in use: status 1, one line naming PORT and HOST', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const takenPort = String((taken.address() as { port: number }).port);
+      const { status, stderr } = start({ PORT: takenPort, HOST: '127.0.0.1' });
+      expect(status).toBe(1);
+      expect(stderr).toBe(
+        `svc-auth failed to start: HOST/PORT: the service cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('METRICS_PORT in use: status 1, naming the metrics variables', async () => {
     const taken: Server = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
