@@ -155,9 +155,13 @@ export interface RateLimitConfig {
   readonly emailSendAddress: RateLimitBudget;
 }
 
+/**
+ * One line however many problems: a container runtime and a log pipeline keep each line of stderr
+ * as a record of its own, and a bare "invalid configuration:" line above a list said nothing.
+ */
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    super(`invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }

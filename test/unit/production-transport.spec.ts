@@ -160,7 +160,7 @@ describe('client redirect URIs and web origins', () => {
     const r = await create({ NODE_ENV: 'development' }, '--redirect-uri', 'http://play.example/cb');
     expect(refusal(r.stderr)).toEqual({
       error: 'configuration',
-      message: 'invalid configuration:\n  - DATABASE_URL: required',
+      message: 'invalid configuration: DATABASE_URL: required',
     });
   });
 

@@ -46,7 +46,7 @@ describe('admin CLI: help and configuration', () => {
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stderr)).toEqual({
       error: 'configuration',
-      message: 'invalid configuration:\n  - DATABASE_URL: required',
+      message: 'invalid configuration: DATABASE_URL: required',
     });
   });
 

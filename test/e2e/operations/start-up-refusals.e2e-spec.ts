@@ -46,8 +46,17 @@ describe('the service refusing to start', () => {
   ])('%s=%s: status 1, the variable named, the password nowhere', (name, value) => {
     const { status, stderr } = start({ [name]: value, METRICS_PORT: '0' });
     expect(status).toBe(1);
-    expect(stderr).toContain(`svc-auth failed to start: invalid configuration:\n  - ${name}: `);
+    expect(stderr).toMatch(new RegExp(`^svc-auth failed to start: invalid configuration: ${name}: [^\n]+\n$`));
     expect(stderr).not.toContain(PASSWORD);
+  });
+
+  it('several problems: one line naming each, so the line a log pipeline keeps says what to fix', () => {
+    const { status, stderr } = start({ PRIVACY_KEY: 'short', LOG_LEVEL: 'verbose' });
+    expect(status).toBe(1);
+    expect(stderr).toBe(
+      'svc-auth failed to start: invalid configuration: PRIVACY_KEY: must hold at least 32 bytes; ' +
+        'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent\n',
+    );
   });
 
   it('PostgreSQL unreachable: status 1 and one line naming DATABASE_URL, the password nowhere', async () => {
