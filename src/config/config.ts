@@ -232,8 +232,10 @@ class Reader {
   }
 
   required(name: string, opts: { secret?: boolean } = {}): string {
+    const known = this.problems.length;
     const v = this.raw(name, opts);
-    if (v === undefined) this.problems.push(`${name}: required`);
+    // Given twice, or in a file that cannot be read: that problem alone, not "required" as well.
+    if (v === undefined && this.problems.length === known) this.problems.push(`${name}: required`);
     return v ?? '';
   }
 

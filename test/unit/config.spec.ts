@@ -70,6 +70,21 @@ describe('configuration (contract section 1)', () => {
     unlinkSync(path);
   });
 
+  it('names one problem for a secret given twice, or in a file it cannot read, not "required" as well', () => {
+    const path = `${tmpdir()}/svc-cfg-both-${process.pid}`;
+    writeFileSync(path, `${SECRET_VALUE}-from-file\n`);
+    try {
+      expect(problemsOf(env({ CONSOLE_CLIENT_SECRET_FILE: path }))).toEqual([
+        'CONSOLE_CLIENT_SECRET: set either CONSOLE_CLIENT_SECRET or CONSOLE_CLIENT_SECRET_FILE, not both',
+      ]);
+    } finally {
+      unlinkSync(path);
+    }
+    expect(problemsOf(env({ PRIVACY_KEY: undefined, PRIVACY_KEY_FILE: `${path}-missing` }))).toEqual([
+      'PRIVACY_KEY_FILE: cannot read the file it names',
+    ]);
+  });
+
   it('refuses lifetimes longer than the spec but accepts shorter ones', () => {
     expect(problemsOf(env({ EMAIL_CODE_TTL: '601' }))).toEqual(['EMAIL_CODE_TTL: must be an integer from 1 to 600']);
     expect(loadConfig(env({ EMAIL_CODE_TTL: '30' })).ttl.emailCode).toBe(30);
