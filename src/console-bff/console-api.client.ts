@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import {
@@ -68,6 +69,8 @@ export interface CallbackParams {
 export class ConsoleApiClient {
   private readonly logger = new Logger('ConsoleApiClient');
   private client: Promise<BaseClient> | null = null;
+  /** The console request a grant is made for: its X-Request-Id goes with the grant's calls. */
+  private readonly grantRequestId = new AsyncLocalStorage<string | undefined>();
   readonly redirectUri: string;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
@@ -97,8 +100,12 @@ export class ConsoleApiClient {
    * Code exchange with the console client's credentials (HTTP Basic, server-side only).
    * openid-client checks `state` again and the RFC 9207 `iss` parameter before exchanging.
    */
-  async exchange(params: CallbackParams, checks: { state: string; codeVerifier: string }): Promise<GrantOutcome> {
-    return this.grant(async (client) =>
+  async exchange(
+    params: CallbackParams,
+    checks: { state: string; codeVerifier: string },
+    requestId: string | undefined,
+  ): Promise<GrantOutcome> {
+    return this.grant(requestId, async (client) =>
       client.oauthCallback(
         this.redirectUri,
         { ...params },
@@ -107,8 +114,8 @@ export class ConsoleApiClient {
     );
   }
 
-  async refresh(refreshToken: string): Promise<GrantOutcome> {
-    return this.grant((client) => client.refresh(refreshToken));
+  async refresh(refreshToken: string, requestId: string | undefined): Promise<GrantOutcome> {
+    return this.grant(requestId, (client) => client.refresh(refreshToken));
   }
 
   /**
@@ -176,10 +183,14 @@ export class ConsoleApiClient {
     });
   }
 
-  private async grant(run: (client: BaseClient) => Promise<TokenSet>): Promise<GrantOutcome> {
+  private async grant(
+    requestId: string | undefined,
+    run: (client: BaseClient) => Promise<TokenSet>,
+  ): Promise<GrantOutcome> {
     let tokens: TokenSet;
     try {
-      tokens = await run(await this.discovered());
+      const client = await this.discovered();
+      tokens = await this.grantRequestId.run(requestId, () => run(client));
     } catch (err) {
       return classify(err);
     }
@@ -217,8 +228,13 @@ export class ConsoleApiClient {
   private async discover(): Promise<BaseClient> {
     const internal = new URL(this.config.authInternalUrl).origin;
     const authHost = new URL(this.config.authOrigin).host;
-    const toAuthHost: CustomHttpOptionsProvider = (url, options) =>
-      url.origin === internal ? { ...options, headers: { ...options.headers, host: authHost } } : options;
+    // The grants carry the console request's id too, as the resource calls do (docs/operations.md, Logs).
+    const toAuthHost: CustomHttpOptionsProvider = (url, options) => {
+      if (url.origin !== internal) return options;
+      const requestId = this.grantRequestId.getStore();
+      const headers = { ...options.headers, host: authHost, ...(requestId ? { 'x-request-id': requestId } : {}) };
+      return { ...options, headers };
+    };
     // A subclass, so the hook applies to this discovery only and not to every Issuer in the process.
     const Discovering = class extends Issuer {};
     Discovering[custom.http_options] = toAuthHost;

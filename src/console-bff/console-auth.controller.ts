@@ -41,7 +41,11 @@ export class ConsoleAuthController {
       const value = query[name];
       if (typeof value === 'string') params[name] = value;
     }
-    const outcome = await this.signIn.callback(readCookie(req.headers.cookie, CONSOLE_FLOW_COOKIE), params);
+    const outcome = await this.signIn.callback(
+      readCookie(req.headers.cookie, CONSOLE_FLOW_COOKIE),
+      params,
+      requestIdOf(res),
+    );
     expireHostCookie(res, CONSOLE_FLOW_COOKIE, 'lax');
     if (outcome.kind === 'failed') {
       res.redirect(303, `/?error=${outcome.error}`);

@@ -90,7 +90,7 @@ export class ConsoleSessionService {
     // Use extends the idle lifetime (spec 2.2: idle 8 h); a record gone meanwhile ends the session.
     if (!(await this.store.touch(session.sessionHandle, this.ttlSeconds(session.session))))
       throw new ConsoleSessionEndedError();
-    const accessToken = await this.accessToken(session);
+    const accessToken = await this.accessToken(session, requestId);
     const res = await this.api.request(method, path, accessToken, requestId, body);
     // Lines about the call name its path without the query, as request lines do: a player search
     // carries the address it looks for (`users?q=`), and logs hold no address.
@@ -120,9 +120,9 @@ export class ConsoleSessionService {
   }
 
   /** A usable access token: the stored one, or a refreshed one when it is about to expire. */
-  private async accessToken(session: ConsoleSession): Promise<string> {
+  private async accessToken(session: ConsoleSession, requestId: string | undefined): Promise<string> {
     if (Date.now() < session.session.refreshAt) return session.session.accessToken;
-    return this.refreshOnce(session.sessionHandle, session.session.accessToken);
+    return this.refreshOnce(session.sessionHandle, session.session.accessToken, requestId);
   }
 
   /**
@@ -131,13 +131,13 @@ export class ConsoleSessionService {
    * carries a new access token and use it. A rotated refresh token is therefore never
    * presented twice, so the API's replay rule (spec 2.2) never revokes a healthy session.
    */
-  private async refreshOnce(handle: string, staleAccessToken: string): Promise<string> {
+  private async refreshOnce(handle: string, staleAccessToken: string, requestId: string | undefined): Promise<string> {
     const owner = newSecret();
     const deadline = Date.now() + this.lockTtlMs + 500;
     for (;;) {
       if (await this.store.lock(handle, owner, this.lockTtlMs)) {
         try {
-          return await this.refreshHoldingLock(handle, staleAccessToken);
+          return await this.refreshHoldingLock(handle, staleAccessToken, requestId);
         } finally {
           await this.store.unlock(handle, owner).catch(() => undefined);
         }
@@ -150,12 +150,16 @@ export class ConsoleSessionService {
     }
   }
 
-  private async refreshHoldingLock(handle: string, staleAccessToken: string): Promise<string> {
+  private async refreshHoldingLock(
+    handle: string,
+    staleAccessToken: string,
+    requestId: string | undefined,
+  ): Promise<string> {
     // Read again under the lock: another request may have refreshed since this one read.
     const current = await this.store.read(handle);
     if (!current) throw new ConsoleSessionEndedError();
     if (current.record.accessToken !== staleAccessToken) return current.record.accessToken;
-    const outcome = await this.api.refresh(current.record.refreshToken);
+    const outcome = await this.api.refresh(current.record.refreshToken, requestId);
     switch (outcome.kind) {
       case 'rejected':
         // Spec 3 and 7.1: a 400 or 401 on refresh drops the console session.

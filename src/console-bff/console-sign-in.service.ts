@@ -42,13 +42,17 @@ export class ConsoleSignInService {
    * The pending record is consumed before anything is compared, so a state mismatch or a
    * replayed callback also ends the flow (spec 3: consumed once).
    */
-  async callback(flowCookie: string | undefined, params: CallbackParams): Promise<CallbackOutcome> {
+  async callback(
+    flowCookie: string | undefined,
+    params: CallbackParams,
+    requestId: string | undefined,
+  ): Promise<CallbackOutcome> {
     try {
       if (!isCookieValue(flowCookie)) return failed('invalid_state');
       const pending = await this.pending.consume(flowCookie);
       if (!pending || params.state === undefined || !safeEqual(params.state, pending.state))
         return failed('invalid_state');
-      const outcome = await this.api.exchange(params, pending);
+      const outcome = await this.api.exchange(params, pending, requestId);
       if (outcome.kind !== 'granted') {
         this.logger.warn({ outcome: outcome.kind, reason: outcome.reason }, 'console sign-in callback failed');
         return failed(outcome.kind === 'rejected' ? 'sign_in_failed' : 'temporarily_unavailable');
