@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   loadAuditRetentionDays,
   loadConsoleClientSettings,
@@ -12,7 +12,7 @@ import {
 import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit-trail.repository';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
-import { dataSourceOptions } from '../platform/database/data-source-options';
+import { connectedDataSource, dataSourceOptions } from '../platform/database/data-source-options';
 import { closeRedis, connectedWithin, createRedis } from '../platform/redis/redis.module';
 import type { RedisClient } from '../platform/redis/redis-client';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -31,9 +31,7 @@ export class CliContext {
 
   async db(): Promise<DataSource> {
     if (!this.dataSource) {
-      const ds = new DataSource(dataSourceOptions(loadDatabaseSettings(this.env)));
-      await ds.initialize();
-      this.dataSource = ds;
+      this.dataSource = await connectedDataSource(dataSourceOptions(loadDatabaseSettings(this.env)));
     }
     return this.dataSource;
   }

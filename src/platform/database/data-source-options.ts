@@ -1,4 +1,4 @@
-import type { DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AuditEvents1764000002000 } from '../../../migrations/1764000002000-audit-events';
 import { ChatPlatformApps1764000003000 } from '../../../migrations/1764000003000-chat-platform-apps';
 import { ClientWebOrigins1764000013000 } from '../../../migrations/1764000013000-client-web-origins';
@@ -83,4 +83,22 @@ export function dataSourceOptions(config: DatabaseSettings): DataSourceOptions {
       application_name: 'svc-auth',
     },
   };
+}
+
+/**
+ * The first connection, with a failure that names its variable: pg's own error (`connect
+ * ECONNREFUSED 127.0.0.1:5432`, `password authentication failed for user "svc"`, `database "auth"
+ * does not exist`) says what went wrong but not which setting to look at. The service and the admin
+ * CLI connect through it.
+ */
+export async function connectedDataSource(options?: DataSourceOptions): Promise<DataSource> {
+  if (!options) throw new Error('DATABASE_URL: no data source options');
+  try {
+    return await new DataSource(options).initialize();
+  } catch (err) {
+    // Not `instanceof Error`: node's socket errors come from another realm when the CLI runs in a sandbox (jest).
+    const message = (err as { message?: unknown } | null)?.message;
+    const reason = typeof message === 'string' ? message : String(err);
+    throw new Error(`DATABASE_URL: PostgreSQL cannot be reached or refused the connection (${reason})`);
+  }
 }

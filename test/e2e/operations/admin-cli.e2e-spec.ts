@@ -7,6 +7,7 @@ import { SecretBox } from '../../../src/platform/crypto/secret-box';
 import { admin, type AdminRun } from '../../support/admin-cli';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
 import { readTestSecrets } from '../../support/test-secrets';
+import { freePort } from '../../support/test-app';
 
 /**
  * Contract 7 and 12: the admin CLI as an operator meets it. Every command's success and refusal
@@ -39,6 +40,16 @@ describe('admin CLI: help and configuration', () => {
     }
     expect(status).toBe(2);
     expect(stderr).toContain('usage: npm run --silent admin');
+  });
+
+  it("PostgreSQL unreachable: the error names DATABASE_URL and pg's reason, never the password", async () => {
+    const port = await freePort();
+    const r = await admin({ DATABASE_URL: `postgres://postgres:S3cretPw@127.0.0.1:${port}/auth` }, 'tenant', 'list');
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: 'failed',
+      message: `DATABASE_URL: PostgreSQL cannot be reached or refused the connection (connect ECONNREFUSED 127.0.0.1:${port})`,
+    });
   });
 
   it('a command names the one variable it lacks, and only that one', async () => {
