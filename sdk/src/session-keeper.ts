@@ -186,10 +186,13 @@ export class SessionKeeper {
     if (stored === null) {
       // This client had a token and it is gone: another tab signed out, erased the account, or
       // saw the session end.
-      if (this.known !== null) this.end('ended');
-      const legacy = this.opts.cookie && this.known === null ? await this.legacyToken() : null;
-      if (legacy !== null) return this.migrate(legacy);
-      throw noRefreshToken();
+      if (this.known !== null) {
+        this.end('ended');
+        throw noRefreshToken();
+      }
+      if (!this.opts.cookie) throw noRefreshToken();
+      const legacy = await this.legacyToken();
+      return legacy !== null ? this.migrate(legacy) : this.resumeFromCookie();
     }
     if (stored !== this.known) {
       // Another tab rotated or replaced it while this one waited: take over its fresh token set.
@@ -256,6 +259,24 @@ export class SessionKeeper {
       return this.handedOut(tokens);
     } catch (err) {
       if (err instanceof GuestApiError && this.ends(err)) await this.dropStored();
+      throw err;
+    }
+  }
+
+  /**
+   * Cookie mode on a page whose storage names no session, in a client that never held one: the
+   * origin's storage may have been cleared (Safari deletes a site's script-written storage after
+   * seven days without a visit; players and quotas clear it too) while the HttpOnly cookie, which
+   * the service set, lives on for the session's idle lifetime. Only the service can tell, so the
+   * cookie is presented; without one (`invalid_request`) there is no session to resume.
+   */
+  private async resumeFromCookie(): Promise<TokenSet> {
+    try {
+      const tokens = await this.opts.grant(undefined);
+      await this.keep(tokens, 'refreshed');
+      return this.handedOut(tokens);
+    } catch (err) {
+      if (err instanceof GuestApiError && err.code === 'invalid_request') throw noRefreshToken();
       throw err;
     }
   }

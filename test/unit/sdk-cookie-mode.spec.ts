@@ -180,11 +180,24 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     noRefreshTokenIn(page);
   });
 
-  it('asks nothing of the service when no tab has a session (a page loaded fresh)', async () => {
+  it('answers no_refresh_token when neither page storage nor the browser holds a session', async () => {
     const service = new CookieService();
     const c = tab(service, new FakeWebStorage());
     await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
-    expect(service.calls).toEqual([]);
+    expect(service.tokenCalls().map((call) => call.cookie)).toEqual([null]);
+  });
+
+  it('resumes the session from the cookie when page storage was cleared and the cookie lives on', async () => {
+    // Safari deletes a site's script-written storage after seven days without a visit; the
+    // service's HttpOnly cookie is not script-written and outlives it.
+    const service = new CookieService();
+    const before = tab(service, new FakeWebStorage());
+    const created = await before.createGuest();
+    const after = tab(service, new FakeWebStorage());
+    const set = await after.refresh();
+    expect(set.session_id).toBe(created.session_id);
+    expect(after.userId).toBe(created.user_id);
+    expect(service.tokenCalls().map((call) => call.cookie)).toEqual(['rt_1']);
   });
 
   it('lets two tabs refresh at once in turn: each presents the cookie as the other left it', async () => {
