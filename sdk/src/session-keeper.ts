@@ -317,10 +317,14 @@ export class SessionKeeper {
       await storage.delete(this.sessionKey());
       this.known = tokens.session_id;
     } else if (storage && tokens.refresh_token) {
-      // The token set first: a tab that sees the new refresh token finds its set beside it.
-      await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
+      // The refresh token first: the service rotated already, so once the reuse interval is over
+      // only this token keeps the session. An app killed between the two writes then restarts with
+      // it (the set beside it names the older token, so no tab takes that set over); with the set
+      // first, it would restart with the older token, a replay that revokes the session. Tabs take
+      // turns, so no tab reads storage between the two writes.
       await storage.set(this.refreshKey(), tokens.refresh_token);
       this.known = tokens.refresh_token;
+      await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
     } else if (reason !== 'refreshed') {
       // A new session without a refresh token (a client without offline_access): the stored one
       // belongs to the session it replaced.

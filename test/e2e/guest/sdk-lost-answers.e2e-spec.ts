@@ -1,6 +1,6 @@
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { MemoryCookieJar } from '../../../sdk/src/cookie-jar';
-import { MemorySecureStorage } from '../../../sdk/src/secure-storage';
+import { MemorySecureStorage, type SecureStorage } from '../../../sdk/src/secure-storage';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 /**
@@ -11,7 +11,7 @@ import { emailProof, startGuestWorld, type GuestWorld } from '../../support/gues
 const REFRESH_KEY = 'svc-auth:acme:cli_game:refresh_token';
 
 /** A native game's client whose fetch goes through `through`. */
-function nativeClient(w: GuestWorld, storage: MemorySecureStorage, through: typeof fetch): GuestClient {
+function nativeClient(w: GuestWorld, storage: SecureStorage, through: typeof fetch): GuestClient {
   return new GuestClient({
     baseUrl: w.t.authOrigin,
     tenantId: 'acme',
@@ -116,5 +116,54 @@ describe('the SDK after an answer lost on the way back', () => {
     expect((await c.me()).guest).toBe(false);
     await c.refresh();
     expect(c.sessionId).toBe(upgraded.session_id);
+  });
+});
+
+/**
+ * A platform keystore whose app is killed after `writesLeft` more writes: what was written stays on
+ * the device, the rest never happens. A restarted app reads the same store.
+ */
+class KilledAppStorage implements SecureStorage {
+  private readonly disk = new Map<string, string>();
+  writesLeft = Infinity;
+
+  get(key: string): Promise<string | null> {
+    return Promise.resolve(this.disk.get(key) ?? null);
+  }
+
+  set(key: string, value: string): Promise<void> {
+    if (this.writesLeft <= 0) return Promise.reject(new Error('the app was killed'));
+    this.writesLeft -= 1;
+    this.disk.set(key, value);
+    return Promise.resolve();
+  }
+
+  delete(key: string): Promise<void> {
+    this.disk.delete(key);
+    return Promise.resolve();
+  }
+}
+
+describe('the SDK when the app is killed while it keeps a rotated token', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    // A short reuse interval: the app comes back after it, as a player reopening the game does.
+    w = await startGuestWorld({ RATE_LIMITS: 'off', REFRESH_REUSE_INTERVAL: '1' });
+  });
+  afterAll(async () => w.close());
+
+  it('resumes with the rotated token when the app died after the first write of the token set', async () => {
+    const store = new KilledAppStorage();
+    const created = await nativeClient(w, store, fetch).createGuest();
+    // The service rotates; the app writes one entry of what it received and is killed.
+    store.writesLeft = 1;
+    const dying = nativeClient(w, store, fetch);
+    await expect(dying.refresh()).rejects.toThrow('the app was killed');
+    await new Promise((r) => setTimeout(r, 1_500));
+    store.writesLeft = Infinity;
+    const restarted = nativeClient(w, store, fetch);
+    await restarted.refresh();
+    expect(restarted.userId).toBe(created.user_id);
+    expect(restarted.sessionId).toBe(created.session_id);
   });
 });
