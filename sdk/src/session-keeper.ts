@@ -137,7 +137,15 @@ export class SessionKeeper {
       if (held && Date.now() < held.expiresAt) return held.accessToken;
       throw noRefreshToken();
     }
-    return (await this.shared(false)).access_token;
+    try {
+      return (await this.shared(false)).access_token;
+    } catch (err) {
+      // The early renewal failed (offline, 503, 429 after the retries) and kept the session: the
+      // token held has up to a minute left, and the game's calls need it more than the failure.
+      const still = this.held;
+      if (still && still === held && Date.now() < still.expiresAt) return still.accessToken;
+      throw err;
+    }
   }
 
   /**

@@ -364,6 +364,29 @@ describe('the SDK retries transient failures and keeps the token', () => {
     expect(service.presented()).toHaveLength(1);
   });
 
+  it('getAccessToken() hands out the held token, still valid, when its early renewal meets 503s', async () => {
+    const first = tokens({ expiresIn: 300 });
+    const service = new FakeService((call) =>
+      call.path === 'guest'
+        ? json(201, { ...first, user_id: 'usr_1' })
+        : json(503, { error: 'temporarily_unavailable' }, { 'Retry-After': '1' }),
+    );
+    const c = client(service, { retry: { attempts: 3 } });
+    await c.createGuest();
+    // Past the early-renewal point (240 s), with a minute of the access token's life left.
+    await jest.advanceTimersByTimeAsync(245_000);
+    const token = c.getAccessToken().catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(await token).toBe(first.access_token);
+    expect(service.presented()).toEqual(Array(3).fill(first.refresh_token));
+    // Once it expired there is nothing to hand out: the failure is the caller's.
+    await jest.advanceTimersByTimeAsync(60_000);
+    const late = c.getAccessToken().catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(await late).toMatchObject({ status: 503, code: 'temporarily_unavailable' });
+    expect(c.userId).toBe('usr_1');
+  });
+
   it('getAccessToken() renews a token about to expire and hands out a fresh one as is', async () => {
     const first = tokens({ expiresIn: 100 });
     const next = tokens({ expiresIn: 100 });
