@@ -134,9 +134,18 @@ function redirectResult(redirectedTo: string, failure: string): Proof {
   throw new GuestApiError(0, q.get('error') ?? 'invalid_redirect', failure);
 }
 
-/** Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory. */
+/**
+ * Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory.
+ * A browser that refuses the site storage (blocked by the player's settings) throws on reading
+ * `localStorage`; the session then lives in the cookie alone.
+ */
 function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
-  const local = given ?? (globalThis as { localStorage?: LeaseStorage }).localStorage;
+  let local: LeaseStorage | null | undefined = given;
+  try {
+    local ??= (globalThis as { localStorage?: LeaseStorage | null }).localStorage;
+  } catch {
+    local = undefined;
+  }
   return local ? webStorage(local) : new MemorySecureStorage();
 }
 

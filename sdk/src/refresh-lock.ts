@@ -114,7 +114,13 @@ export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; se
     for (;;) {
       const held = holder(key);
       if (held === null || held.until < Date.now()) {
-        storage.setItem(key, JSON.stringify({ owner: me, until: Date.now() + leaseMs }));
+        try {
+          storage.setItem(key, JSON.stringify({ owner: me, until: Date.now() + leaseMs }));
+        } catch {
+          // Storage full or refused: no claim can be written, and waiting would never end. The
+          // in-page queue still holds, and the service's reuse interval covers the other tabs.
+          return;
+        }
         await wait(settleMs);
         if (holder(key)?.owner === me) return;
       }

@@ -52,10 +52,12 @@ export function webStorage(storage: {
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
 }): SecureStorage {
+  // A refused write (a full quota throws QuotaExceededError) is a rejected promise, not a throw.
+  const settle = <T>(step: () => T): Promise<T> => new Promise<T>((resolve) => resolve(step()));
   return {
-    get: (key) => Promise.resolve(storage.getItem(key)),
-    set: (key, value) => Promise.resolve(storage.setItem(key, value)),
-    delete: (key) => Promise.resolve(storage.removeItem(key)),
+    get: (key) => settle(() => storage.getItem(key)),
+    set: (key, value) => settle(() => storage.setItem(key, value)),
+    delete: (key) => settle(() => storage.removeItem(key)),
     lock: originLock(storage),
   };
 }

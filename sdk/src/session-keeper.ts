@@ -99,6 +99,11 @@ export class SessionKeeper {
    * rotated it (or replaced the session) since: this client must not present its own.
    */
   private known: string | null = null;
+  /**
+   * Cookie mode: storage refused the session id (full, or refused by the browser). The cookie
+   * holds the session all the same, so this client goes on with the id it knows.
+   */
+  private unshared = false;
   private inflight: Promise<TokenSet> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private autoRefresh: boolean;
@@ -320,7 +325,10 @@ export class SessionKeeper {
     if (storage && tokens.refresh_token && this.opts.cookie) {
       // The service set the cookie with this set; the tabs learn only which session it is. What an
       // earlier release kept in page storage (a refresh token, its set) goes.
-      await storage.set(this.refreshKey(), tokens.session_id);
+      this.unshared = !(await storage.set(this.refreshKey(), tokens.session_id).then(
+        () => true,
+        () => false,
+      ));
       await storage.delete(`${this.opts.name}:refresh_token`);
       await storage.delete(this.sessionKey());
       this.known = tokens.session_id;
@@ -376,7 +384,8 @@ export class SessionKeeper {
   }
 
   private async stored(): Promise<string | null> {
-    return (await this.opts.storage?.get(this.refreshKey())) ?? null;
+    const stored = (await this.opts.storage?.get(this.refreshKey())) ?? null;
+    return stored ?? (this.unshared ? this.known : null);
   }
 
   private async dropStored(): Promise<void> {

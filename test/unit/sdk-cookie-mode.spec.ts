@@ -200,6 +200,53 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     expect(service.tokenCalls().map((call) => call.cookie)).toEqual(['rt_1']);
   });
 
+  it('keeps the session when page storage is full: the cookie holds it, the id stays in memory', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    // The game's own saves filled the origin's quota: every write of a new key is refused.
+    page.setItem = (key: string) => {
+      if (!page.values.has(key)) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    };
+    const c = tab(service, page);
+    const created = await c.createGuest();
+    expect(c.userId).toBe(created.user_id);
+    expect(await c.getAccessToken()).toBe(c.accessToken);
+    await c.refresh();
+    expect(c.sessionId).toBe(created.session_id);
+    expect(service.tokenCalls()).toHaveLength(1);
+    // A reload resumes the player from the cookie.
+    const reloaded = tab(service, page);
+    await reloaded.refresh();
+    expect(reloaded.userId).toBe(created.user_id);
+  });
+
+  it('keeps the session where the browser refuses page storage altogether', async () => {
+    const service = new CookieService();
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+    // Storage blocked for the site: reading window.localStorage throws.
+    Object.defineProperty(globalThis, 'localStorage', {
+      configurable: true,
+      get() {
+        throw new DOMException('Access is denied for this document.', 'SecurityError');
+      },
+    });
+    try {
+      const c = new GuestClient({
+        baseUrl: 'https://auth.example',
+        tenantId: 'acme',
+        clientId: 'cli_game',
+        fetch: service.fetch as unknown as typeof fetch,
+        autoRefresh: false,
+      });
+      const created = await c.createGuest();
+      await c.refresh();
+      expect(c.userId).toBe(created.user_id);
+    } finally {
+      if (had) Object.defineProperty(globalThis, 'localStorage', had);
+      else delete (globalThis as { localStorage?: unknown }).localStorage;
+    }
+  });
+
   it('lets two tabs refresh at once in turn: each presents the cookie as the other left it', async () => {
     // The origin's Web Lock, for tabs of one page in a test.
     const { service, page, one, two } = await twoTabsOnOneGuest({ lock: processLock() });

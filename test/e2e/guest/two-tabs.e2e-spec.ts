@@ -231,6 +231,28 @@ describe('players keep their accounts in Chromium: two tabs, lost answers, self-
     expect(problems).toEqual([]);
   });
 
+  it('starts and resumes the player when the game’s own saves filled localStorage', async () => {
+    await newContext();
+    // Before the game's scripts run, the origin's quota is used up to the last kilobyte.
+    await context.addInitScript(() => {
+      if (localStorage.getItem('filler:done') !== null) return;
+      localStorage.setItem('filler:done', '1');
+      for (const size of [256 * 1024, 1024, 16])
+        try {
+          for (let i = 0; ; i++) localStorage.setItem(`filler:${size}:${i}`, 'x'.repeat(size));
+        } catch {
+          // this size no longer fits: on to a smaller one
+        }
+    });
+    const page = await openTab();
+    await status(page, /Playing as guest usr_/);
+    const id = await userId(page);
+    await page.reload();
+    await status(page, `Welcome back, ${id}`);
+    expect(await meInPage(page)).toMatchObject({ id, guest: true });
+    expect(problems).toEqual([]);
+  });
+
   it('deletes the account from the game after a confirmation; a new guest starts in both tabs', async () => {
     await newContext();
     const one = await openTab();
