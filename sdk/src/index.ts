@@ -10,9 +10,15 @@ export type {
   TokenSet,
   Upgraded,
 } from './guest-client.js';
-export type { SessionChange, SessionChangeReason, SessionEventName, SessionListener } from './session-events.js';
+export type {
+  SessionChange,
+  SessionChangeReason,
+  SessionEventName,
+  SessionListener,
+  SessionState,
+} from './session-events.js';
 export { processLock, storageLease, webLocks } from './refresh-lock.js';
-export type { LeaseStorage, RefreshLock } from './refresh-lock.js';
+export type { LeaseStorage, LockManagerLike, RefreshLock } from './refresh-lock.js';
 export type { RetryPolicy } from './retry.js';
 export { MemoryCookieJar } from './cookie-jar.js';
 export type { CookieJar } from './cookie-jar.js';

@@ -26,7 +26,7 @@ export function processLock(): RefreshLock {
   };
 }
 
-/** The subset of the Web Locks API this client uses (`navigator.locks`). */
+/** The subset of the Web Locks API this client uses (`navigator.locks`; `webLocks(navigator.locks)`). */
 export interface LockManagerLike {
   request<T>(name: string, options: { mode: 'exclusive' }, task: () => Promise<T>): Promise<T>;
 }

@@ -20,6 +20,7 @@ export type SessionChangeReason =
   /** `deleteAccount()` erased the account. */
   | 'deleted';
 
+/** Who the client is signed in as: all null when it holds no session. */
 export interface SessionState {
   readonly userId: string | null;
   readonly sessionId: string | null;

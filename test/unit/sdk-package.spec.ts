@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CustomerTokenSet } from '../../src/guest/customer-sessions';
@@ -30,6 +30,27 @@ describe('the SDK package (contract section 11)', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'sdk/package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+  });
+
+  it('exports from its entry point every type its public signatures name', () => {
+    // A game written in TypeScript keeps what a listener is given, and wraps navigator.locks.
+    const consumer = join(out, 'consumer.ts');
+    writeFileSync(
+      consumer,
+      [
+        "import { GuestClient, webLocks, type LockManagerLike, type SessionState } from './index.js';",
+        'export function follow(auth: GuestClient, seen: SessionState[]): void {',
+        "  auth.on('user', (change) => seen.push(change.previous));",
+        '}',
+        'export const turns = (locks: LockManagerLike) => webLocks(locks);',
+      ].join('\n'),
+    );
+    const flags = ['--noEmit', '--strict', '--target', 'ES2022', '--module', 'ES2022', '--moduleResolution', 'bundler'];
+    const check = () =>
+      execFileSync(join(ROOT, 'node_modules/.bin/tsc'), [...flags, '--lib', 'ES2022,DOM', consumer], {
+        stdio: 'pipe',
+      });
+    expect(check).not.toThrow();
   });
 
   it('imports nothing but its own modules: no Node built-ins, no Buffer, no process, no require', () => {
