@@ -25,7 +25,8 @@ export function hostServing(path: string): ServingHost | undefined {
 /**
  * Routing by Host (contract section 1): the auth host serves the API, the console host the BFF
  * and its page. Any other host, or a path on the wrong host, is 404 before any handler runs.
- * X-Forwarded-Host counts only behind a trusted proxy.
+ * X-Forwarded-Host counts only behind a trusted proxy, and then only its right-most entry
+ * (`forwardedHost`); without the header, Host decides.
  */
 export function hostRouting(config: AppConfig): (req: Request, res: Response, next: NextFunction) => void {
   const authHost = new URL(config.authOrigin).host.toLowerCase();
@@ -34,8 +35,8 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
     const path = req.path;
     const serving = hostServing(path);
     if (serving === 'every') return next();
-    const forwarded = config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
-    const host = (typeof forwarded === 'string' ? forwarded : (req.headers.host ?? '')).toLowerCase();
+    const forwarded = config.trustProxy ? forwardedHost(req.headers['x-forwarded-host']) : undefined;
+    const host = (forwarded ?? req.headers.host ?? '').toLowerCase();
     const allowed = (host === authHost && serving === 'auth') || (host === consoleHost && serving === 'console');
     if (allowed) return next();
     res.status(404);
@@ -43,6 +44,19 @@ export function hostRouting(config: AppConfig): (req: Request, res: Response, ne
       errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path, serving) : 'No such resource.'),
     );
   };
+}
+
+/**
+ * The host an X-Forwarded-Host header names, undefined when there is none. A proxy that appends
+ * to the header a client sent (`a.example, auth.example`, or the header twice, which arrives
+ * joined) leaves its own entry right-most: that one is taken, as client-ip.ts takes the
+ * X-Forwarded-For entries our proxies added; anything further left was chosen by the client. An
+ * empty right-most entry names no host (it matches none), never the entry before it.
+ */
+export function forwardedHost(header: string | string[] | undefined): string | undefined {
+  const joined = Array.isArray(header) ? header.join(',') : header;
+  if (joined === undefined) return undefined;
+  return joined.slice(joined.lastIndexOf(',') + 1).trim();
 }
 
 /**

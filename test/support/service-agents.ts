@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { AppConfig } from '../../src/config/config';
+import { forwardedHost } from '../../src/http/host-routing';
 import type { OpenApiResponses } from './openapi-responses';
 import type { SmtpCatcher } from './smtp-catcher';
 
@@ -85,7 +86,7 @@ function checkedAgainstDocument(
       added = true;
       test.expect((res: request.Response) => {
         const sent = (res as unknown as { req?: { path?: string } }).req?.path;
-        const forwarded = checked.trustProxy ? test.get('X-Forwarded-Host') : undefined;
+        const forwarded = checked.trustProxy ? forwardedHost(test.get('X-Forwarded-Host')) : undefined;
         checked.responses.check({
           method: test.method,
           target: sent ?? test.url.replace(/^[a-z]+:\/\/[^/]+/i, ''),

@@ -144,3 +144,38 @@ describe('a wrong host in development names the right origin', () => {
     }
   });
 });
+
+describe('hosts behind a trusted proxy (TRUST_PROXY=true)', () => {
+  let proxied: TestApp;
+  beforeAll(async () => {
+    proxied = await startTestApp({ TRUST_PROXY: 'true' });
+  });
+  afterAll(async () => {
+    await proxied.close();
+  });
+  const discovery = '/t/control-plane/.well-known/openid-configuration';
+  const via = (forwardedHost: string): request.Test =>
+    request(proxied.app.getHttpServer())
+      .get(discovery)
+      .set('Host', 'internal.example')
+      .set('X-Forwarded-Host', forwardedHost);
+
+  it('routes by X-Forwarded-Host instead of Host', async () => {
+    await via(`localhost:${proxied.port}`).expect(200);
+    await via('evil.example').expect(404);
+  });
+
+  it('routes by the right-most X-Forwarded-Host entry, the one the nearest proxy appended', async () => {
+    // A proxy that appends to the header a client sent: the client's entry is never the host.
+    await via(`evil.example, localhost:${proxied.port}`).expect(200);
+    await via(`evil.example,localhost:${proxied.port} `).expect(200);
+    await via(`localhost:${proxied.port}, evil.example`).expect(404);
+    // An empty right-most entry names no host: nothing further left is taken instead.
+    await via(`localhost:${proxied.port}, `).expect(404);
+  });
+
+  it('routes by Host when no X-Forwarded-Host came', async () => {
+    await request(proxied.app.getHttpServer()).get(discovery).set('Host', `localhost:${proxied.port}`).expect(200);
+    await request(proxied.app.getHttpServer()).get(discovery).set('Host', 'evil.example').expect(404);
+  });
+});
