@@ -133,7 +133,8 @@ return {i, p, ttl, ittl}`);
 
 // Contract 13: a proof refused with 409 identity_in_use goes back as it was, for the rest of its
 // lifetime, so the player can sign in to the account that owns the credential without a new code;
-// so does one whose sign-in a dependency refused (503), so the retry signs in.
+// so does one whose sign-in a dependency refused (503), so the retry signs in, and an upgrade
+// proof whose linking intent was refused with 409 intent_conflict (a refusal spends nothing).
 const RESTORE_PROOF = new RedisScript(`
 return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') and 1 or 0`);
 
@@ -175,21 +176,26 @@ export class FlowRecordsStore {
     return { proof, restore };
   }
 
+  /** The upgrade proof, spent: how to put it back for the rest of its lifetime; null when refused. */
   async consumeUpgradeProof(
     flowId: string,
     proofId: string,
     b: Binding,
     userId: string,
     sessionId: string,
-  ): Promise<boolean> {
-    const [raw] = arrayReply(
+  ): Promise<{ restore: () => Promise<void> } | null> {
+    const [raw, ttlMs] = arrayReply(
       await CONSUME_PROOF.run(
         this.redis,
         [proofKey(flowId, proofId)],
         [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId],
       ),
     );
-    return typeof raw === 'string';
+    if (typeof raw !== 'string' || typeof ttlMs !== 'number') return null;
+    const restore = async (): Promise<void> => {
+      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [raw, ttlMs]);
+    };
+    return { restore };
   }
 
   async putIntent(

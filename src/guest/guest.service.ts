@@ -143,18 +143,21 @@ export class GuestService {
     const ttl = this.config.ttl.linkingIntent;
     const { body, newFlowCookie } = await this.flows.within(ctx, async (flow) => {
       const binding = { tenantId: ctx.tenantId, clientId: ctx.clientId, cookieHash: flow.cookieHash };
-      if (
-        upgradeProofId !== undefined &&
-        !(await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId))
-      ) {
-        throw new AppError('invalid_proof');
-      }
+      const upgradeProof =
+        upgradeProofId === undefined
+          ? undefined
+          : await this.records.consumeUpgradeProof(ctx.flowId, upgradeProofId, binding, guest.userId, guest.sessionId);
+      if (upgradeProof === null) throw new AppError('invalid_proof');
       const put = await this.records.putIntent(
         ctx.flowId,
         { ...binding, userId: guest.userId, sessionId: guest.sessionId, createdAt: await this.accounts.now() },
         ttl,
       );
-      if (put.outcome === 'conflict') throw new AppError('intent_conflict');
+      if (put.outcome === 'conflict') {
+        // Refused, so nothing is spent: the proof goes back (consumed first, it has one winner).
+        await upgradeProof?.restore();
+        throw new AppError('intent_conflict');
+      }
       return { intentId: put.intent.intentId, created: put.outcome === 'created' };
     });
     return {

@@ -231,6 +231,25 @@ describe('guest upgrade by email (spec 4.3)', () => {
     expect(await status(c.createLinkingIntent({ upgradeProofId: created.upgrade_proof.proof_id }))).toBe(200);
   });
 
+  it('leaves the upgrade proof unspent when the linking intent is refused 409 intent_conflict', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    const proofId = created.upgrade_proof.proof_id;
+    const mine = c.accessToken as string;
+    // A second guest of the same browser flow holds the flow's one live intent.
+    const flow = inFlow(c);
+    const second = (await flow.post('guest', { client_id: 'cli_game' }).expect(201)).body as { access_token: string };
+    await flow.post('guest/linking-intent', { client_id: 'cli_game' }, second.access_token).expect(201);
+    const refused = await flow.post('guest/linking-intent', { client_id: 'cli_game', upgrade_proof_id: proofId }, mine);
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 409, error: 'intent_conflict' });
+    // That intent ends (its lifetime, cut short here): the refused request spent nothing, so the
+    // proof still serves its guest, once.
+    await w.t.redis.del(`g:{${c.browserFlowId}}:intent`);
+    await flow.post('guest/linking-intent', { client_id: 'cli_game', upgrade_proof_id: proofId }, mine).expect(201);
+    const again = await flow.post('guest/linking-intent', { client_id: 'cli_game', upgrade_proof_id: proofId }, mine);
+    expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_proof' });
+  });
+
   it('consumes the intent even when the upgrade is refused (409): the intent cannot be replayed', async () => {
     const owner = await guestWithIntent();
     await owner.upgrade(await emailProof(w, owner, 'intent-once@example.com'));
