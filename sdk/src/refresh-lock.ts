@@ -28,8 +28,19 @@ export function processLock(): RefreshLock {
 
 /** The subset of the Web Locks API this client uses (`navigator.locks`; `webLocks(navigator.locks)`). */
 export interface LockManagerLike {
-  request<T>(name: string, options: { mode: 'exclusive' }, task: () => Promise<T>): Promise<T>;
+  request<T>(name: string, options: { mode: 'exclusive'; signal?: AbortSignal }, task: () => Promise<T>): Promise<T>;
 }
+
+/**
+ * How long a refresh waits for its turn before it goes ahead without one. A tab that holds the
+ * turn can stop without giving it back (iOS Safari suspends background tabs, a browser freezes
+ * them), and waiting on it would stall every other tab's refresh for as long. Going ahead is safe
+ * while the wait is well below the service's reuse interval (30 s, contract 13): the task re-reads
+ * storage first, so it presents the latest stored token, and if the stalled holder presents the
+ * same one, the service answers both with the same successor. 10 s also outlasts a healthy
+ * holder's refresh with its retries in all but the worst networks.
+ */
+export const TURN_WAIT_MS = 10_000;
 
 /**
  * Web Storage reaches other tabs asynchronously (Chromium copies each write to the other renderer
@@ -56,12 +67,36 @@ function answerThenSettle<T>(
 }
 
 /** Tabs, workers and frames of one origin take turns through the browser's Web Locks. */
-export function webLocks(locks: LockManagerLike, settleMs = SETTLE_MS): RefreshLock {
+export function webLocks(locks: LockManagerLike, settleMs = SETTLE_MS, waitMs = TURN_WAIT_MS): RefreshLock {
   return {
     run<T>(name: string, task: () => Promise<T>): Promise<T> {
       const { turn, result } = answerThenSettle(task, settleMs);
-      // A refused lock request (a document being torn down) fails the caller too.
-      return Promise.race([result, locks.request(name, { mode: 'exclusive' }, turn).then(() => result)]);
+      // The task runs once: under the lock if it is granted within `waitMs`, else without it.
+      let started = false;
+      const once = () => {
+        if (started) return Promise.resolve();
+        started = true;
+        clearTimeout(timer);
+        return turn();
+      };
+      const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
+      const timer = setTimeout(() => {
+        // The signal takes the request out of the browser's queue; the task goes ahead unlocked.
+        abort?.abort();
+        void once();
+      }, waitMs);
+      const options = abort ? { mode: 'exclusive' as const, signal: abort.signal } : { mode: 'exclusive' as const };
+      const granted = locks.request(name, options, once).then(
+        () => result,
+        (err: unknown) => {
+          // Given up on after the wait: the task's own outcome answers the caller.
+          if (abort?.signal.aborted) return result;
+          // A refused lock request (a document being torn down) fails the caller too.
+          clearTimeout(timer);
+          throw err;
+        },
+      );
+      return Promise.race([result, granted]);
     },
   };
 }
@@ -77,14 +112,18 @@ export interface LeaseStorage {
  * The fallback for browsers without Web Locks (Safari before 15.4, some embedded web views): a
  * lease in `localStorage` with an expiry. A tab writes its claim, waits a moment for a racing
  * tab's write to land, and proceeds only if its claim is the one that stayed; a tab that closes
- * while holding the lease blocks the others for at most `leaseMs`. Web Storage has no
- * compare-and-set, so two tabs can still, rarely, both proceed: then the service's reuse interval
+ * or is suspended while holding the lease blocks the others for at most `waitMs` (TURN_WAIT_MS),
+ * after which they go ahead without it. Web Storage has no compare-and-set, so two tabs can still, rarely, both proceed: then the service's reuse interval
  * answers both with the same token, and the client's re-read of storage after `invalid_grant`
  * covers the rest. A page that goes away (reload, close) gives its claims up on `pagehide`.
  */
-export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; settleMs?: number } = {}): RefreshLock {
+export function storageLease(
+  storage: LeaseStorage,
+  opts: { leaseMs?: number; settleMs?: number; waitMs?: number } = {},
+): RefreshLock {
   const leaseMs = opts.leaseMs ?? 40_000;
   const settleMs = opts.settleMs ?? 50;
+  const waitMs = opts.waitMs ?? TURN_WAIT_MS;
   const local = processLock();
   const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const holder = (key: string): { owner: string; until: number } | null => {
@@ -111,7 +150,11 @@ export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; se
   );
   async function acquire(key: string, me: string): Promise<void> {
     claims.set(key, me);
+    // A suspended tab keeps its lease until it expires (longer than the reuse interval): after
+    // `waitMs` the task goes ahead without the lease, as with Web Locks (see TURN_WAIT_MS).
+    const giveUpAt = Date.now() + waitMs;
     for (;;) {
+      if (Date.now() >= giveUpAt) return;
       const held = holder(key);
       if (held === null || held.until < Date.now()) {
         try {
@@ -124,7 +167,7 @@ export function storageLease(storage: LeaseStorage, opts: { leaseMs?: number; se
         await wait(settleMs);
         if (holder(key)?.owner === me) return;
       }
-      await wait(settleMs + Math.random() * settleMs * 4);
+      await wait(Math.min(settleMs + Math.random() * settleMs * 4, Math.max(0, giveUpAt - Date.now())));
     }
   }
   return {

@@ -92,6 +92,17 @@ function client(service: FakeService, opts: Partial<GuestClientOptions> = {}): G
   });
 }
 
+/** One origin's Web Storage, as its tabs share it. */
+function originStorage() {
+  const backing = new Map<string, string>();
+  const local = {
+    getItem: (k: string) => backing.get(k) ?? null,
+    setItem: (k: string, v: string) => void backing.set(k, v),
+    removeItem: (k: string) => void backing.delete(k),
+  };
+  return { backing, local };
+}
+
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
@@ -178,12 +189,7 @@ describe('the SDK keeps one refresh in flight', () => {
   });
 
   it('falls back to a lease in Web Storage when Web Locks are missing: two tabs never overlap', async () => {
-    const backing = new Map<string, string>();
-    const local = {
-      getItem: (k: string) => backing.get(k) ?? null,
-      setItem: (k: string, v: string) => void backing.set(k, v),
-      removeItem: (k: string) => void backing.delete(k),
-    };
+    const { backing, local } = originStorage();
     let inside = 0;
     let overlapped = false;
     const task = async () => {
@@ -611,6 +617,63 @@ describe('storage and locks', () => {
     await locks.run('n', () => Promise.resolve('second'));
     expect(Date.now() - started).toBeGreaterThanOrEqual(39);
     await expect(locks.run('n', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+  });
+
+  describe('a turn another tab never gives back (a suspended or frozen tab)', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+
+    /** A guest made, then another tab rotates its token and stalls holding the turn. */
+    async function refreshPastAStalledTurn(lock: GuestClientOptions['lock']) {
+      const first = tokens();
+      const service = new FakeService((call) =>
+        call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, tokens()),
+      );
+      const storage = new MemorySecureStorage();
+      const c = client(service, { storage, lock });
+      const created = c.createGuest();
+      await jest.advanceTimersByTimeAsync(10_000);
+      await created;
+      // The other tab's rotation reached storage; the set beside it (the first token's) is stale.
+      await storage.set(KEY, 'rt_other');
+      const refreshed = c.refresh();
+      await jest.advanceTimersByTimeAsync(9_999);
+      expect(service.presented()).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      await refreshed;
+      // The latest stored token, not the one this client last held.
+      expect(service.presented()).toEqual(['rt_other']);
+    }
+
+    it('Web Locks: refreshes after 10 s without the lock, with the latest stored token', async () => {
+      const signals: (AbortSignal | undefined)[] = [];
+      const never = {
+        request: <T>(_name: string, options: { signal?: AbortSignal }, _task: () => Promise<T>) => {
+          signals.push(options.signal);
+          // As a browser does: the request waits until its signal aborts it.
+          return new Promise<T>((_resolve, reject) =>
+            options.signal?.addEventListener('abort', () => reject(new DOMException('gave up', 'AbortError'))),
+          );
+        },
+      };
+      await refreshPastAStalledTurn(webLocks(never));
+      expect(signals.every((signal) => signal?.aborted)).toBe(true);
+    });
+
+    it('the lease fallback: refreshes after 10 s although the lease has 30 s left', async () => {
+      const { backing, local } = originStorage();
+      const stalled = () => JSON.stringify({ owner: 'suspended-tab', until: Date.now() + 30_000 });
+      const lease = storageLease(local, { settleMs: 5 });
+      const run = lease.run.bind(lease);
+      // The stalled tab claims the lease afresh before each turn of this one.
+      const lock = {
+        run: <T>(name: string, task: () => Promise<T>) => {
+          backing.set(`${name}:lease`, stalled());
+          return run(name, task);
+        },
+      };
+      await refreshPastAStalledTurn(lock);
+    });
   });
 
   it('runs one task at a time per name in a process queue, and names apart in parallel', async () => {
