@@ -104,6 +104,14 @@ export class SessionKeeper {
    * holds the session all the same, so this client goes on with the id it knows.
    */
   private unshared = false;
+  /**
+   * Storage mode: the rotated refresh token storage refused to keep (a full quota, a failing
+   * keystore write), and the token storage held when it refused. The service already rotated, so
+   * once the reuse interval is over the stored one is a replay that revokes the session: this
+   * client presents the rotated one instead for as long as it lives, and writes it again in its
+   * next turn.
+   */
+  private unsaved: { token: string; over: string | null } | null = null;
   private inflight: Promise<TokenSet> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private autoRefresh: boolean;
@@ -195,6 +203,7 @@ export class SessionKeeper {
 
   private async refreshInTurn(force: boolean): Promise<TokenSet> {
     if (!this.opts.storage) throw noRefreshToken();
+    await this.saveUnsaved();
     const stored = await this.stored();
     if (stored === null) {
       // This client had a token and it is gone: another tab signed out, erased the account, or
@@ -338,9 +347,17 @@ export class SessionKeeper {
       // it (the set beside it names the older token, so no tab takes that set over); with the set
       // first, it would restart with the older token, a replay that revokes the session. Tabs take
       // turns, so no tab reads storage between the two writes.
-      await storage.set(this.refreshKey(), tokens.refresh_token);
+      // If storage refuses, the token is kept in memory (see `unsaved`) and the session goes on.
+      // Storage holds the token this client knew, or the one an earlier refusal left there.
+      const over = this.unsaved ? this.unsaved.over : this.known;
+      const saved = await storage.set(this.refreshKey(), tokens.refresh_token).then(
+        () => true,
+        () => false,
+      );
       this.known = tokens.refresh_token;
-      await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
+      this.unsaved = saved ? null : { token: tokens.refresh_token, over };
+      // Without its token stored, the set beside it would name a token no tab can read.
+      if (saved) await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
     } else if (reason !== 'refreshed') {
       // A new session without a refresh token (a client without offline_access): the stored one
       // belongs to the session it replaced.
@@ -352,7 +369,10 @@ export class SessionKeeper {
   private hold(next: HeldSession | null, reason: SessionChangeReason): void {
     const previous = this.state();
     this.held = next;
-    if (next === null) this.known = null;
+    if (next === null) {
+      this.known = null;
+      this.unsaved = null;
+    }
     this.schedule();
     this.events.emit(reason, previous, this.state());
   }
@@ -385,7 +405,23 @@ export class SessionKeeper {
 
   private async stored(): Promise<string | null> {
     const stored = (await this.opts.storage?.get(this.refreshKey())) ?? null;
+    // Storage still holds what it held when it refused the rotated token: that one is the session's.
+    if (this.unsaved && stored === this.unsaved.over) return this.unsaved.token;
     return stored ?? (this.unshared ? this.known : null);
+  }
+
+  /** Writes the rotated token storage refused before, while storage still holds the older one. */
+  private async saveUnsaved(): Promise<void> {
+    const unsaved = this.unsaved;
+    if (!unsaved || !this.opts.storage) return;
+    const stored = await this.opts.storage.get(this.refreshKey()).catch(() => unsaved.over);
+    if (stored !== unsaved.over) return;
+    await this.opts.storage.set(this.refreshKey(), unsaved.token).then(
+      () => {
+        if (this.unsaved === unsaved) this.unsaved = null;
+      },
+      () => undefined,
+    );
   }
 
   private async dropStored(): Promise<void> {

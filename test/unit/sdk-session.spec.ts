@@ -676,6 +676,38 @@ describe('storage and locks', () => {
     });
   });
 
+  it('storage mode: a rotated token storage refuses to keep is presented next, and written once it can be', async () => {
+    /** A keystore (or a full localStorage) whose writes fail while `full`. */
+    class FullStorage extends MemorySecureStorage {
+      full = false;
+      override set(key: string, value: string): Promise<void> {
+        if (this.full) return Promise.reject(new DOMException('quota', 'QuotaExceededError'));
+        return super.set(key, value);
+      }
+    }
+    const first = tokens();
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, tokens()),
+    );
+    const storage = new FullStorage();
+    const c = client(service, { storage });
+    await c.createGuest();
+    storage.full = true;
+    const second = await c.refresh();
+    // The session goes on with the rotated token, although storage still holds the first one.
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(await storage.get(KEY)).toBe(first.refresh_token);
+    const third = await c.refresh();
+    expect(service.presented()).toEqual([first.refresh_token, second.refresh_token]);
+    // Storage has room again: the next turn writes the token the service holds as newest.
+    storage.full = false;
+    const written = jest.spyOn(storage, 'set');
+    const fourth = await c.refresh();
+    expect(service.presented()).toEqual([first.refresh_token, second.refresh_token, third.refresh_token]);
+    expect(written.mock.calls[0]).toEqual([KEY, third.refresh_token]);
+    expect(await storage.get(KEY)).toBe(fourth.refresh_token);
+  });
+
   it('runs one task at a time per name in a process queue, and names apart in parallel', async () => {
     const lock = processLock();
     const order: string[] = [];
