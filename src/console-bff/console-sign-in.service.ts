@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DependencyUnavailableError } from '../errors/app-error';
-import { dependencyOf } from '../errors/dependency-failure';
+import { isDependencyFailure } from '../errors/dependency-failure';
 import { safeEqual } from '../platform/crypto/digests';
 import { ConsoleApiClient, type CallbackParams } from './console-api.client';
 import { CONSOLE_COOKIE_MAX_AGE_LIMIT_SECONDS, isCookieValue } from './console-cookies';
@@ -64,7 +63,7 @@ export class ConsoleSignInService {
       const maxAgeSeconds = Math.min(CONSOLE_COOKIE_MAX_AGE_LIMIT_SECONDS, this.config.ttl.consoleSessionAbsolute);
       return { kind: 'signed-in', cookie, maxAgeSeconds };
     } catch (err) {
-      if (err instanceof DependencyUnavailableError || dependencyOf(err)) return failed('temporarily_unavailable');
+      if (isDependencyFailure(err)) return failed('temporarily_unavailable');
       this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'console sign-in callback error');
       return failed('sign_in_failed');
     }

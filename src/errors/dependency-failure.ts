@@ -68,3 +68,16 @@ export function dependencyOf(err: unknown): 'redis' | 'postgres' | null {
 export function isDependencyFailure(err: unknown): boolean {
   return err instanceof DependencyUnavailableError || dependencyOf(err) !== null;
 }
+
+/**
+ * `work`'s result; when a dependency refused it (503), `undo` first puts back what the request had
+ * spent, so the player's retry succeeds (contract 13). A failing undo leaves the 503 as it was.
+ */
+export async function undoneOnDependencyFailure<T>(work: Promise<T>, undo: () => Promise<unknown>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isDependencyFailure(err)) await undo().catch(() => undefined);
+    throw err;
+  }
+}

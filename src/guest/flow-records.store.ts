@@ -161,19 +161,9 @@ export class FlowRecordsStore {
     proofId: string,
     b: Binding,
   ): Promise<{ proof: ProviderProof; restore: () => Promise<void> } | null> {
-    const [raw, ttlMs] = arrayReply(
-      await CONSUME_PROOF.run(
-        this.redis,
-        [proofKey(flowId, proofId)],
-        [b.tenantId, b.clientId, b.cookieHash, 'provider'],
-      ),
-    );
-    const proof = decodeJson(raw, decodeProviderProof);
-    if (!proof || typeof raw !== 'string' || typeof ttlMs !== 'number') return null;
-    const restore = async (): Promise<void> => {
-      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [raw, ttlMs]);
-    };
-    return { proof, restore };
+    const spent = await this.consumeProof(flowId, proofId, [b.tenantId, b.clientId, b.cookieHash, 'provider']);
+    const proof = spent && decodeJson(spent.raw, decodeProviderProof);
+    return spent && proof ? { proof, restore: spent.restore } : null;
   }
 
   /** The upgrade proof, spent: how to put it back for the rest of its lifetime; null when refused. */
@@ -184,18 +174,30 @@ export class FlowRecordsStore {
     userId: string,
     sessionId: string,
   ): Promise<{ restore: () => Promise<void> } | null> {
-    const [raw, ttlMs] = arrayReply(
-      await CONSUME_PROOF.run(
-        this.redis,
-        [proofKey(flowId, proofId)],
-        [b.tenantId, b.clientId, b.cookieHash, 'upgrade', userId, sessionId],
-      ),
-    );
+    const spent = await this.consumeProof(flowId, proofId, [
+      b.tenantId,
+      b.clientId,
+      b.cookieHash,
+      'upgrade',
+      userId,
+      sessionId,
+    ]);
+    return spent && { restore: spent.restore };
+  }
+
+  /** CONSUME_PROOF, and how to put the proof back as it was for the rest of its lifetime. */
+  private async consumeProof(
+    flowId: string,
+    proofId: string,
+    args: readonly string[],
+  ): Promise<{ raw: string; restore: () => Promise<void> } | null> {
+    const key = proofKey(flowId, proofId);
+    const [raw, ttlMs] = arrayReply(await CONSUME_PROOF.run(this.redis, [key], [...args]));
     if (typeof raw !== 'string' || typeof ttlMs !== 'number') return null;
     const restore = async (): Promise<void> => {
-      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [proofKey(flowId, proofId)], [raw, ttlMs]);
+      if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [key], [raw, ttlMs]);
     };
-    return { restore };
+    return { raw, restore };
   }
 
   async putIntent(

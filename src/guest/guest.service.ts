@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AppError } from '../errors/app-error';
-import { isDependencyFailure } from '../errors/dependency-failure';
+import { undoneOnDependencyFailure } from '../errors/dependency-failure';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
@@ -190,14 +190,10 @@ export class GuestService {
       });
       return { user_id: userId, ...(await this.sessions.activate(client, userId, session, 'sign_in')) };
     };
-    const answer = await signedIn().catch(async (err: unknown) => {
-      // PostgreSQL or Redis refused the sign-in (503, contract 10): no token was handed out, so the
-      // proof goes back and the retry signs in (contract 13), as after an upgrade's or a link's
-      // 503. A session row committed before Redis failed never became live and only expires; the
-      // proof stays bound to its flow, and lockOwnerForSignIn judges it again on the retry.
-      if (isDependencyFailure(err)) await consumed.restore().catch(() => undefined);
-      throw err;
-    });
+    // A 503 hands out no token, so the proof goes back, as after an upgrade's or a link's 503. A
+    // session row committed before Redis failed never became live and only expires; the proof
+    // stays bound to its flow, and lockOwnerForSignIn judges it again on the retry.
+    const answer = await undoneOnDependencyFailure(signedIn(), consumed.restore);
     return { answer, client };
   }
 }

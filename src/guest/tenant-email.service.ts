@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { canonicalEmail } from '../directory/email-address';
 import { AppError } from '../errors/app-error';
-import { isDependencyFailure } from '../errors/dependency-failure';
+import { undoneOnDependencyFailure } from '../errors/dependency-failure';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
 import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
@@ -73,17 +73,14 @@ export class TenantEmailService {
     await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
     const taken = await this.codes.take(realm, ctx.flowId, email, code);
     if (!taken) throw new AppError('invalid_code');
-    return this.proofs
-      .issue(
+    // The code is spent only with the proof it produced: a 503 making the proof puts it back.
+    return undoneOnDependencyFailure(
+      this.proofs.issue(
         { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash },
         { provider: 'email', subject: email, verifiedEmail: email, metadata: {} },
         () => new AppError('invalid_code'),
-      )
-      .catch(async (err: unknown) => {
-        // PostgreSQL or Redis refused to make the proof (503, contract 10): the code is spent only
-        // with the proof it produced, so the player's retry with it succeeds (contract 13).
-        if (isDependencyFailure(err)) await taken.restore().catch(() => undefined);
-        throw err;
-      });
+      ),
+      taken.restore,
+    );
   }
 }
