@@ -37,7 +37,12 @@ export class ProviderClients {
     return `${this.config.authOrigin}/t/${encodeURIComponent(tenantId)}/providers/callback`;
   }
 
-  async authorizeUrl(provider: IdentityProvider, checks: AuthorizationChecks): Promise<string> {
+  /**
+   * `askConsent`: the request was started by a page and any browser may follow it (the bounce), so
+   * the player must approve it at the provider, which otherwise may answer at once for an account
+   * it knows: a link sent to a victim would complete without the victim approving anything.
+   */
+  async authorizeUrl(provider: IdentityProvider, checks: AuthorizationChecks, askConsent: boolean): Promise<string> {
     const client = await this.client(provider, false);
     return client.authorizationUrl({
       scope: provider.scopes.join(' '),
@@ -45,6 +50,8 @@ export class ProviderClients {
       nonce: checks.nonce,
       code_challenge: createHash('sha256').update(checks.codeVerifier).digest('base64url'),
       code_challenge_method: 'S256',
+      // OIDC Core 3.1.2.1. Apple takes no `prompt`: its own sheet asks the person every time.
+      ...(askConsent && provider.credential.kind !== 'apple_key' ? { prompt: 'consent' } : {}),
       // Sign in with Apple answers a request for the email or name scope only by form_post.
       ...(provider.credential.kind === 'apple_key' && provider.scopes.some((s) => s !== 'openid')
         ? { response_mode: 'form_post' }

@@ -137,7 +137,7 @@ export class ProviderSignInService {
       codeVerifier,
       ...binding,
     });
-    return this.oidc.authorizeUrl(provider, { state, nonce, codeVerifier });
+    return this.oidc.authorizeUrl(provider, { state, nonce, codeVerifier }, binding !== undefined);
   }
 
   /**

@@ -516,6 +516,16 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       await p.plain.setAccount({ sub: 'page-1' });
       const url = await c.providerAuthorizeUrl('google');
       expect(new URL(url).pathname).toBe('/t/acme/providers/go');
+      // Whoever follows a page's link must approve it at the provider: without `prompt=consent`, an
+      // issuer that knows the account answers at once, and a link sent to a victim completes unseen.
+      // The flow owner's own top-level start needs no such step.
+      expect((await startAtProvider(c, 'google')).searchParams.get('prompt')).toBeNull();
+      const other = await c.providerAuthorizeUrl('google');
+      const bounced = await w.t
+        .auth()
+        .get(new URL(other).pathname + new URL(other).search)
+        .expect(302);
+      expect(new URL(bounced.headers.location as string).searchParams.get('prompt')).toBe('consent');
       // A browser without the flow cookie (the page's partition is elsewhere) follows the link.
       const back = new URL(await browserWithFlow(c.browserFlowId, undefined).navigate(url));
       const proof = GuestClient.providerRedirectResult(back.toString());
@@ -534,6 +544,13 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       await c.createLinkingIntent();
       const atIssuer = await startAtProvider(c, 'apple');
       expect(atIssuer.searchParams.get('response_mode')).toBe('form_post');
+      // Apple takes no `prompt`; its own sheet asks the person on every request, bounced or not.
+      const link = new URL(await c.providerAuthorizeUrl('apple'));
+      const bounced = await w.t
+        .auth()
+        .get(link.pathname + link.search)
+        .expect(302);
+      expect(new URL(bounced.headers.location as string).searchParams.has('prompt')).toBe(false);
       const back = await browserRound(c, 'apple');
       const upgraded = await c.upgrade(GuestClient.providerRedirectResult(back.toString()).proof_id);
       expect(upgraded.linked_identity).toEqual({ provider: 'apple', provider_subject: '001234.apple', email: relay });
