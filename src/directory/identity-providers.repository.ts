@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { IdentityProviderEntity } from '../platform/database/entities/identity-provider.entity';
 import { isBoolean, isString, objectDecoder, oneOf, optional } from '../platform/redis/decode';
-import { rowsOf } from '../platform/database/row-decoders';
+import { affectedRows, rowsOf } from '../platform/database/row-decoders';
 
 /** What the flows need from the issuer's discovery document, checked and kept when it was added. */
 export interface ProviderEndpoints {
@@ -152,6 +152,18 @@ export class IdentityProvidersRepository {
       ),
     );
     return rows.length > 0;
+  }
+
+  /** Replaces the endpoints kept from discovery; false when the tenant has no provider of that id. */
+  async replaceEndpoints(tenantId: string, id: string, endpoints: ProviderEndpoints): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const { affected } = affectedRows(
+      await this.rows.manager.query(
+        `UPDATE identity_providers SET metadata = $3::jsonb WHERE tenant_id = $1 AND id = $2`,
+        [tenantId, id, JSON.stringify(endpoints)],
+      ),
+    );
+    return affected === 1;
   }
 
   async remove(tenantId: string, id: string): Promise<boolean> {

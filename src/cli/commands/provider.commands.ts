@@ -159,6 +159,32 @@ export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
     },
   },
   {
+    name: 'provider rediscover',
+    usage: 'provider rediscover --tenant ID --id NAME   (reads the issuer’s discovery document again)',
+    options: { tenant: { type: 'string' }, id: { type: 'string' } },
+    async run(ctx, v) {
+      const tenant = required(v, 'tenant');
+      const id = required(v, 'id');
+      await customerTenant(ctx, tenant);
+      const providers = await identityProvidersRepository(ctx);
+      const provider = await providers.find(tenant, id);
+      if (!provider) throw new AdminInputError(`tenant ${tenant} has no provider ${id}`);
+      // The same checks as `provider add`; a document that fails them changes nothing.
+      const endpoints = await readDiscovery(provider.issuer, {
+        production: ctx.production(),
+        appleKey: provider.credential.kind === 'apple_key',
+      });
+      const before: Record<string, unknown> = { ...provider.endpoints };
+      const changed = Object.entries(endpoints)
+        .filter(([name, value]) => before[name] !== value)
+        .map(([name]) => name);
+      if (!(await providers.replaceEndpoints(tenant, id, endpoints)))
+        throw new AdminInputError(`tenant ${tenant} has no provider ${id}`);
+      await ctx.auditAdmin(this.name, tenant, id, { issuer: provider.issuer, changed: changed.join(' ') });
+      return { provider: { id, issuer: provider.issuer, ...endpoints }, changed };
+    },
+  },
+  {
     name: 'provider reseal',
     usage: 'provider reseal                  (after a PRIVACY_KEY rotation: re-seal under the first key)',
     options: {},

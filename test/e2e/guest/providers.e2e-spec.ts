@@ -630,6 +630,49 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       await expectRefusedCallback(c, callback, 'google', 'no-iss-1');
     });
 
+    it('provider rediscover keeps what discovery says now: a provider added before RFC 9207 was kept then refuses an answer without iss', async () => {
+      expect((await p.addPlain('legacy-iss')).status).toBe(0);
+      // As a provider added before the flag was kept: its answers are checked for iss only when present.
+      await w.t.pg.query(
+        `UPDATE identity_providers SET metadata = metadata - 'authorization_response_iss_parameter_supported' WHERE id = 'legacy-iss'`,
+      );
+      const before = await answerFromIssuer('legacy-iss', 'legacy-iss-1');
+      before.callback.searchParams.delete('iss');
+      const accepted = await w.t
+        .auth()
+        .get(before.callback.pathname + before.callback.search)
+        .set('Cookie', `__Host-svc_flow_${before.c.browserFlowId}=${before.c.flowCookie()}`)
+        .expect(302);
+      expect(accepted.headers.location).toMatch(/proof_id=prf_/);
+
+      const rediscovered = await admin(w.t.env, 'provider', 'rediscover', '--tenant', 'acme', '--id', 'legacy-iss');
+      expect(rediscovered).toMatchObject({
+        status: 0,
+        out: {
+          provider: { id: 'legacy-iss', issuer: p.plain.issuer, authorization_response_iss_parameter_supported: true },
+          changed: ['authorization_response_iss_parameter_supported'],
+        },
+      });
+      const audit = await w.t.pg.query(
+        `SELECT data FROM audit_events WHERE type = 'admin.provider.rediscover' AND subject = 'legacy-iss'`,
+      );
+      expect(audit.rows).toEqual([
+        { data: { issuer: p.plain.issuer, changed: 'authorization_response_iss_parameter_supported' } },
+      ]);
+      const after = await answerFromIssuer('legacy-iss', 'legacy-iss-2');
+      after.callback.searchParams.delete('iss');
+      await expectRefusedCallback(after.c, after.callback, 'legacy-iss', 'legacy-iss-2');
+
+      // Run again, nothing changes; an unknown provider is an error and writes nothing.
+      expect(
+        (await admin(w.t.env, 'provider', 'rediscover', '--tenant', 'acme', '--id', 'legacy-iss')).out,
+      ).toMatchObject({
+        changed: [],
+      });
+      expect((await admin(w.t.env, 'provider', 'rediscover', '--tenant', 'acme', '--id', 'nobody')).status).not.toBe(0);
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'legacy-iss')).status).toBe(0);
+    });
+
     it('a state is consumed once under parallel callbacks', async () => {
       const { c, callback } = await answerFromIssuer('google', 'race-1');
       expect(callback.pathname).toBe('/t/acme/providers/callback');
