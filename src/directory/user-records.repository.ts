@@ -279,20 +279,19 @@ export class UserRecordsRepository {
 }
 
 /**
- * The statement that redacts the tenant's audit rows naming one of an erased user's values. An
- * address (it has an @) is looked for anywhere in a row's text: no id or fact holds an @, so only
- * a row that carries the address matches. Any other value, a provider's subject, is matched only
- * as a whole string value of the row: subjects of OpenID Connect issuers are often short numbers
- * ("1"), and as a substring of the text they matched nearly every row of the tenant, whose data
- * (the acting member of each console change, session ids) the erasure of one player then wiped.
+ * The statement that redacts the tenant's audit rows naming one of an erased user's values (an
+ * address or a provider subject, lower-cased): a row is redacted only where the value is a whole
+ * string value of it, at any depth, in any case. As a substring of the row's text a value matched
+ * far more than itself: subjects of OpenID Connect issuers are often short numbers ("1"), which
+ * matched nearly every row of the tenant, and an address matched every longer one containing it
+ * (erasing `a@b.co` wiped the rows of `xa@b.com` and `a@b.co.uk`), so the erasure of one player
+ * wiped other players' and members' rows.
  */
 function redaction(tenantId: string, value: string): [string, unknown[]] {
-  const redacted = `UPDATE audit_events SET data = '{"redacted": true}'::jsonb WHERE tenant_id = $1`;
-  if (value.includes('@'))
-    return [`${redacted} AND strpos(lower(data::text), $2) > 0`, [tenantId, JSON.stringify(value).slice(1, -1)]];
   return [
-    `${redacted} AND EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v(item)
-                              WHERE jsonb_typeof(v.item) = 'string' AND lower(v.item #>> '{}') = $2)`,
+    `UPDATE audit_events SET data = '{"redacted": true}'::jsonb WHERE tenant_id = $1
+        AND EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v(item)
+                     WHERE jsonb_typeof(v.item) = 'string' AND lower(v.item #>> '{}') = $2)`,
     [tenantId, value],
   ];
 }

@@ -314,4 +314,31 @@ describe('management API: players and their sessions (contract 15)', () => {
     ]);
     expect(await rowOf('identity.linked', numbered.id)).toEqual([{ subject: numbered.id, data: { redacted: true } }]);
   });
+
+  it('DELETE users/{userId} of an email player redacts rows naming the address, not rows naming a longer one', async () => {
+    const erased = await emailPlayer('a@b.co');
+    const neighbour = await emailPlayer('xa@b.com');
+    const row = (subject: string, data: object) =>
+      w.t.pg.query(
+        `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('identity.linked', 'acme', $1, $2)`,
+        [subject, JSON.stringify(data)],
+      );
+    // The erased address as a whole value, in another case, and inside a list.
+    await row(erased, { email: 'A@B.co' });
+    await row(erased, { emails: ['x', 'a@b.co'] });
+    // Addresses that merely contain it, of other players.
+    for (const email of ['xa@b.com', 'a@b.co.uk', 'ba@b.co']) await row(neighbour, { email });
+    await w.as('owner').delete(`${T}/users/${erased}`).expect(200);
+    const rowsOf = async (subject: string) =>
+      (await auditRows(w.t, 'acme', 'identity.linked')).filter((r) => r.subject === subject);
+    expect(await rowsOf(erased)).toEqual([
+      { subject: erased, data: { redacted: true } },
+      { subject: erased, data: { redacted: true } },
+    ]);
+    expect(await rowsOf(neighbour)).toEqual([
+      { subject: neighbour, data: { email: 'xa@b.com' } },
+      { subject: neighbour, data: { email: 'a@b.co.uk' } },
+      { subject: neighbour, data: { email: 'ba@b.co' } },
+    ]);
+  });
 });
