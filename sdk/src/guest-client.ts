@@ -317,7 +317,10 @@ export class GuestClient {
     );
   }
 
-  /** Removes one credential of the account; never the last one (409 `last_identity`). */
+  /**
+   * Removes one credential of the account; never the last one that can sign in (409
+   * `last_identity`): a credential of a provider the tenant removed does not count.
+   */
   async unlinkIdentity(provider: string, providerSubject: string): Promise<{ unlinked: true }> {
     return this.request(
       'DELETE',

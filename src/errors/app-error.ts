@@ -43,7 +43,7 @@ const DEFAULT_DESCRIPTION: Record<ErrorCode, string> = {
   tenant_not_found: 'No such active tenant.',
   method_not_allowed: 'Method not allowed.',
   identity_in_use: 'The credential belongs to another account. Sign in to that account instead.',
-  last_identity: 'This is the account’s last credential; link another before removing it.',
+  last_identity: 'This is the account’s last credential that can sign in; link another before removing it.',
   intent_conflict: 'Another live linking intent exists for this browser flow.',
   payload_too_large: 'The request body is too large.',
   unsupported_media_type: 'The content type is not supported.',

@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isPristineProvisionalUser } from './pristine-provisional-user';
+import { canSignIn, type HeldIdentity } from './sign-in-reach';
 import { countTodaySql } from '../directory/daily-stats.repository';
 import { newRecordId } from '../directory/identifiers';
 import type { ClientRecord } from '../directory/records';
 import type { RecoverableSession } from '../directory/session-records.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
-import { bool, count, decodeFirst, decodeRows, rowsOf, text } from '../platform/database/row-decoders';
+import { bool, count, decodeFirst, decodeRows, nullableText, rowsOf, text } from '../platform/database/row-decoders';
 
 /** Guest creation's one statement (createGuestWithSession); prepared, it is the route's hottest. */
 const CREATE_GUEST_WITH_SESSION = new PreparedStatement(
@@ -193,8 +194,12 @@ export class GuestAccountsRepository {
   }
 
   /**
-   * Removes one identity of an active full account (contract 14), never its last: the user's row is
-   * locked first, so concurrent removals of its last two identities leave one.
+   * Removes one identity of an active full account (contract 14), never its last that can sign in:
+   * an identity of a provider the tenant removed (or of a chat platform it no longer has) is the
+   * player's to remove but keeps nobody's account reachable (`canSignIn`). The user's row is locked
+   * first, then its identities, so concurrent removals of its last two identities leave one; then
+   * the provider rows the decision rests on are held (FOR KEY SHARE) until the commit, so a
+   * `provider remove` meanwhile waits instead of taking away the credential that was counted.
    */
   async unlinkIdentity(
     m: EntityManager,
@@ -209,19 +214,45 @@ export class GuestAccountsRepository {
     if (user.length !== 1) return 'not_found';
     const identities = decodeRows(
       await m.query(
-        `SELECT id, provider, provider_subject FROM identities WHERE user_id = $1 AND status = 'active' FOR UPDATE`,
+        `SELECT id, provider, provider_subject, metadata->>'issuer' AS issuer FROM identities
+          WHERE user_id = $1 AND status = 'active' FOR UPDATE`,
         [input.userId],
       ),
       (row) => ({
         id: text(row, 'id'),
         provider: text(row, 'provider'),
         providerSubject: text(row, 'provider_subject'),
+        issuer: nullableText(row, 'issuer'),
       }),
     );
     const target = identities.find((i) => i.provider === input.provider && i.providerSubject === input.providerSubject);
     if (!target) return 'not_found';
-    if (identities.length === 1) return 'last_identity';
+    const remaining = identities.filter((i) => i !== target);
+    if (!(await this.anyCanSignIn(m, input.tenantId, remaining))) return 'last_identity';
     await m.query('DELETE FROM identities WHERE id = $1', [target.id]);
     return 'unlinked';
+  }
+
+  /** Whether one of these identities of the tenant's user can still sign in (`canSignIn`). */
+  private async anyCanSignIn(
+    m: EntityManager,
+    tenantId: string,
+    identities: readonly HeldIdentity[],
+  ): Promise<boolean> {
+    if (identities.length === 0) return false;
+    // An email identity always can: no read of the tenant's providers is needed.
+    if (identities.some((i) => i.provider === 'email')) return true;
+    const providers = decodeRows(
+      await m.query(
+        `SELECT id, issuer FROM identity_providers WHERE tenant_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE`,
+        [tenantId, identities.map((i) => i.provider)],
+      ),
+      (row): [string, string] => [text(row, 'id'), text(row, 'issuer')],
+    );
+    const chatApp = identities.some((i) => i.provider === 'chat_platform')
+      ? rowsOf(await m.query('SELECT 1 FROM chat_platform_apps WHERE tenant_id = $1 FOR KEY SHARE', [tenantId]))
+      : [];
+    const tenant = { providers: new Map(providers), chatPlatform: chatApp.length > 0 };
+    return identities.some((i) => canSignIn(i, tenant));
   }
 }

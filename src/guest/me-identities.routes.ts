@@ -70,7 +70,7 @@ export const ME_IDENTITY_ROUTES = {
       responses: {
         200: ok('removed', obj({ unlinked: { const: true } })),
         404: error('not_found: the account has no such credential'),
-        409: error('last_identity: the account’s last credential stays'),
+        409: error('last_identity: the account’s last credential that can sign in stays'),
         ...pick(401, 403, 503),
       },
     },

@@ -1,4 +1,5 @@
 import { whileIdentityWriteRefused } from '../../support/postgres-outage';
+import { admin } from '../../support/admin-cli';
 import { randomBytes } from 'node:crypto';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -34,8 +35,11 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     (await w.t.pg.query(`SELECT data FROM audit_events WHERE type = $1 AND subject = $2`, [type, subject])).rows;
 
   /** A guest upgraded with an email: a full account with one identity. */
-  async function fullAccount(): Promise<{ c: GuestClient; email: string }> {
-    const c = w.client();
+  async function fullAccount(tenant?: {
+    tenantId: string;
+    clientId: string;
+  }): Promise<{ c: GuestClient; email: string }> {
+    const c = w.client(tenant);
     await c.createGuest();
     await c.createLinkingIntent();
     const email = `player-${randomBytes(4).toString('hex')}@example.com`;
@@ -183,6 +187,56 @@ describe('linking and unlinking credentials of a full account (contract 14)', ()
     });
     expect(await c.unlinkIdentity('google', subject)).toEqual({ unlinked: true });
     expect((await c.me()).identities).toEqual([{ provider: 'email', provider_subject: email, email }]);
+  });
+
+  it('a credential of a removed provider does not count: the last one that signs in stays (409 last_identity)', async () => {
+    const { c, email } = await fullAccount();
+    expect((await p.addPlain('retired')).status).toBe(0);
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('retired', await googleToken('retired-1'))).proof_id);
+    const removeProvider = async () =>
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'retired')).status).toBe(0);
+    await removeProvider();
+
+    // Nobody signs in with `retired` any more: without the email the player could not come back.
+    await expect(c.unlinkIdentity('email', email)).rejects.toMatchObject({ status: 409, code: 'last_identity' });
+    // GET /me still lists both: the removed provider's credential is the player's to remove.
+    expect((await c.me()).identities.map((i) => i.provider).sort()).toEqual(['email', 'retired']);
+    expect(await audit('identity.unlinked', c.userId as string)).toEqual([]);
+
+    // The provider is back (the same issuer): its credential signs in again, so the email may go.
+    expect((await p.addPlain('retired')).status).toBe(0);
+    expect(await c.unlinkIdentity('email', email)).toEqual({ unlinked: true });
+    expect((await c.me()).identities).toEqual([{ provider: 'retired', provider_subject: 'retired-1' }]);
+    await removeProvider();
+  });
+
+  it('a credential of a removed provider may go while one that signs in stays', async () => {
+    const { c, email } = await fullAccount();
+    expect((await p.addPlain('retiring')).status).toBe(0);
+    await c.createAccountLinkingIntent();
+    await c.linkIdentity((await c.providerToken('retiring', await googleToken('retiring-1'))).proof_id);
+    expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'retiring')).status).toBe(0);
+    expect(await c.unlinkIdentity('retiring', 'retiring-1')).toEqual({ unlinked: true });
+    expect((await c.me()).identities).toEqual([{ provider: 'email', provider_subject: email, email }]);
+  });
+
+  it('a chat-platform credential counts only in a tenant that has the chat platform', async () => {
+    // `acme` has the chat platform, `beta` has none (a credential left from before, say).
+    for (const [tenantId, clientId, unlinked] of [
+      ['acme', 'cli_game', true],
+      ['beta', 'cli_beta', false],
+    ] as const) {
+      const { c, email } = await fullAccount({ tenantId, clientId });
+      await w.t.pg.query(
+        `INSERT INTO identities (id, tenant_id, user_id, provider, provider_subject, email_verified, status, metadata)
+         VALUES ($1, $2, $3, 'chat_platform', $4, false, 'active', '{}')`,
+        [`idn_${randomBytes(12).toString('hex')}`, tenantId, c.userId, randomBytes(6).toString('hex')],
+      );
+      const removal = c.unlinkIdentity('email', email);
+      if (unlinked) expect(await removal).toEqual({ unlinked: true });
+      else await expect(removal).rejects.toMatchObject({ status: 409, code: 'last_identity' });
+    }
   });
 
   it('two removals at once of an account’s last two credentials leave one', async () => {
