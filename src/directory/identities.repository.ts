@@ -136,6 +136,21 @@ export class IdentitiesRepository {
     }
   }
 
+  /**
+   * Records the address the identity's provider verified at this sign-in when it differs from the
+   * one the row keeps (or the row's was not verified), with its lookup digest, so the console finds
+   * the player by the address the provider knows now (docs/security.md, "Provider emails"). Only a
+   * verified address is ever written here, and it names this identity alone: no other identity or
+   * user is looked at, so an address never joins two accounts.
+   */
+  async refreshVerifiedEmail(identity: IdentityEntity, email: string): Promise<void> {
+    await this.db.query(
+      `UPDATE identities SET email = $2, email_verified = true, email_digest = $3
+        WHERE id = $1 AND (email IS DISTINCT FROM $2 OR NOT email_verified)`,
+      [identity.id, email, this.emailDigest.of({ ...identity, email, emailVerified: true })],
+    );
+  }
+
   /** The identity and its owner in one joined read. */
   private async findWithUser(claim: IdentityClaim): Promise<{ user: UserRecord; identity: IdentityEntity } | null> {
     return decodeFirst(

@@ -23,9 +23,10 @@ export interface ProvenCredential {
 /**
  * Turns a credential a provider proved into a one-time provider proof (contract 6 and 14, spec 4.3
  * rule 6): the credential resolves to its tenant user, a provisional one when it is new, and the
- * proof is bound to the tenant, client and browser flow. A provider that sends the email only the
- * first time (Sign in with Apple) keeps the verified email the identity was created with. An email
- * code is such a proof too: its provider is `email`.
+ * proof is bound to the tenant, client and browser flow. The identity keeps the address its
+ * provider verified last: a provider that sends the email only the first time (Sign in with Apple)
+ * keeps the one the identity was created with. An email code is such a proof too: its provider is
+ * `email`.
  */
 @Injectable()
 export class ProviderProofs {
@@ -41,7 +42,7 @@ export class ProviderProofs {
     credential: ProvenCredential,
     inactive: () => AppError = () => new AppError('forbidden', 'This account is not active.'),
   ): Promise<{ proof_id: string; expires_in: number }> {
-    const { user, identity } = await this.identities.resolveOrCreate(
+    const { user, identity, created } = await this.identities.resolveOrCreate(
       {
         tenantId: owner.tenantId,
         provider: credential.provider,
@@ -53,6 +54,12 @@ export class ProviderProofs {
       'provisional',
     );
     if (user.status !== 'active' || identity.status !== 'active') throw inactive();
+    // The provider's address now, when it verified one that the row does not keep: most providers
+    // send their current address at every sign-in, and a player who changed it there is looked up by
+    // the new one. An unverified address, or none (Apple after the first time), leaves the row.
+    const verified = credential.verifiedEmail;
+    if (!created && verified !== null && (identity.email !== verified || !identity.emailVerified))
+      await this.identities.refreshVerifiedEmail(identity, verified);
     const email = credential.verifiedEmail ?? (identity.emailVerified ? identity.email : null);
     const ttl = this.config.ttl.providerProof;
     const proofId = await this.records.putProof(

@@ -13,7 +13,7 @@ import {
 } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 import {
   addProvider,
   browserWithFlow,
@@ -390,6 +390,51 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
         ),
       );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+    });
+
+    it('a sign-in with another verified email refreshes the identity’s email and digest; an unverified or absent one does not; nothing merges', async () => {
+      const token = (claims: Record<string, unknown>) =>
+        p.plain.sign({
+          iss: p.plain.issuer,
+          aud: 'web-client',
+          sub: 'moving-1',
+          jti: randomBytes(8).toString('hex'),
+          iat: now(),
+          exp: now() + 300,
+          ...claims,
+        });
+      const signIn = async (claims: Record<string, unknown>) => {
+        const c = w.client();
+        await c.createGuest();
+        return c.signIn((await c.providerToken('google', await token(claims))).proof_id);
+      };
+      const digest = (address: string) => w.t.app.get(IdentityEmailDigest).candidates(address)[0];
+      const c = w.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      await c.upgrade(
+        (await c.providerToken('google', await token({ email: 'Old@Example.com', email_verified: true }))).proof_id,
+      );
+      // Another player holds the new address as an email identity: it stays theirs.
+      const holder = w.client();
+      await holder.createGuest();
+      await holder.createLinkingIntent();
+      const held = await holder.upgrade(await emailProof(w, holder, 'moved@example.com'));
+
+      const moved = await signIn({ email: 'Moved@Example.com', email_verified: true });
+      expect(moved.user_id).toBe(created.user_id);
+      const refreshed = [
+        { user_id: created.user_id, email: 'moved@example.com', email_digest: digest('moved@example.com') },
+      ];
+      expect(await identityRows('google', 'moving-1')).toEqual(refreshed);
+      expect(await identityRows('email', 'moved@example.com')).toEqual([
+        { user_id: held.user_id, email: 'moved@example.com', email_digest: digest('moved@example.com') },
+      ]);
+
+      // An address the issuer did not verify, or none, changes nothing.
+      expect((await signIn({ email: 'unverified@example.com', email_verified: false })).user_id).toBe(created.user_id);
+      expect((await signIn({})).user_id).toBe(created.user_id);
+      expect(await identityRows('google', 'moving-1')).toEqual(refreshed);
     });
 
     it('refuses malformed bodies before checking anything: unknown fields, a token that is no JWT', async () => {
