@@ -15,6 +15,7 @@ import { SessionStoreModule } from '../platform/session-store/session-store.modu
 import { AuditPagesRepository } from './audit-pages.repository';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { PlayerLookupRepository } from './player-lookup.repository';
+import { PendingRevocationsRepository } from './pending-revocations.repository';
 import { ReplayAlarm } from './replay-alarm';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
@@ -42,6 +43,7 @@ const SHARED = [
   AuditPagesRepository,
   DailyStatsRepository,
   ReplayAlarm,
+  PendingRevocationsRepository,
   // The orderings shared with the admin CLI's `user deactivate` and `user delete` (contracts 12,
   // 13, 15), on the service's stores.
   {
@@ -51,8 +53,9 @@ const SHARED = [
   },
   {
     provide: UserDeactivation,
-    useFactory: (sessions: SessionStore, users: UserRecordsRepository) => new UserDeactivation(sessions, users),
-    inject: [SessionStore, UserRecordsRepository],
+    useFactory: (sessions: SessionStore, users: UserRecordsRepository, notes: PendingRevocationsRepository) =>
+      new UserDeactivation(sessions, users, notes),
+    inject: [SessionStore, UserRecordsRepository, PendingRevocationsRepository],
   },
 ];
 

@@ -1,3 +1,5 @@
+import { DependencyUnavailableError } from '../errors/app-error';
+import { dependencyOf } from '../errors/dependency-failure';
 import type { AuditRecord } from './audit-trail.repository';
 import type { UserSessionRevoker } from './user-erasure';
 import type { UserRecordsRepository } from './user-records.repository';
@@ -8,20 +10,44 @@ export interface Deactivation {
   readonly revokedSessions: number;
 }
 
+/** What a deactivation needs of the outbox (PendingRevocationsRepository). */
+export interface RevocationNotes {
+  /** The noted revocation was carried out. */
+  settle(id: string): Promise<void>;
+}
+
+/**
+ * The deactivation committed, but its revocation in Redis failed: answered as 503 (the dependency
+ * that failed), and the operator's CLI tells them the running service carries it out.
+ */
+export class RevocationDeferredError extends DependencyUnavailableError {
+  constructor(dependency: string, userId: string, cause: unknown) {
+    super(dependency, cause);
+    this.name = 'RevocationDeferredError';
+    this.message =
+      `user ${userId} is deactivated, but revoking its live sessions failed (${dependency} unavailable); ` +
+      'the running service retries the revocation until it succeeds (metric svc_pending_revocations)';
+  }
+}
+
 /**
  * The one ordering of a user's deactivation, shared by the admin CLI's `user deactivate`
  * (contract 12) and the console's `POST …/users/{userId}/deactivate` (contract 15):
  * 1. PostgreSQL marks the user deactivated and records `user.deactivated` and the caller's own
  *    rows in one transaction: from here no sign-in, code exchange or new session passes its user
  *    check, and the rows exist before the Redis effect, which cannot share the transaction
- *    (issue 22);
- * 2. Redis revokes every live session of the user at once and marks the user so none can join.
- * A failure after step 1 leaves the rows and an error; asking again repeats the revocation.
+ *    (issue 22). The same transaction notes the revocation as pending;
+ * 2. Redis revokes every live session of the user at once and marks the user so none can join;
+ *    then the note is settled.
+ * A failure after step 1 leaves the rows, the note and an error. The management bearer and refresh
+ * read only Redis, so the note is what ends a developer's session then: the running service
+ * (PendingRevocationsWorker) repeats step 2 until it succeeds; asking again does too.
  */
 export class UserDeactivation {
   constructor(
     private readonly sessions: UserSessionRevoker,
     private readonly users: UserRecordsRepository,
+    private readonly notes: RevocationNotes,
   ) {}
 
   async deactivate(
@@ -30,9 +56,27 @@ export class UserDeactivation {
     by: string,
     alsoRecord: readonly AuditRecord[] = [],
   ): Promise<Deactivation> {
-    const changed = await this.users.deactivate(tenantId, userId, by, alsoRecord);
+    const { changed, pendingRevocation } = await this.users.deactivate(tenantId, userId, by, alsoRecord);
+    let revokedSessions: number;
+    try {
+      revokedSessions = await this.revokeSessions(userId);
+    } catch (err) {
+      const dependency = dependencyOf(err);
+      throw pendingRevocation !== null && dependency ? new RevocationDeferredError(dependency, userId, err) : err;
+    }
+    // Only the note is left to go: should this fail, the retry repeats a revocation that changes
+    // nothing any more and deletes it, so the deactivation has succeeded either way.
+    if (pendingRevocation !== null) await this.notes.settle(pendingRevocation).catch(() => undefined);
+    return { changed, revokedSessions };
+  }
+
+  /**
+   * Step 2: every live session of the user (its index in Redis, plus the unexpired ids PostgreSQL
+   * recorded) revoked, and the user marked so none can join; how many were still live. Repeating
+   * it is harmless, which is what lets the retry of a pending note run it again.
+   */
+  async revokeSessions(userId: string): Promise<number> {
     const recorded = (await this.users.unexpiredSessions(userId)).map((s) => s.id);
-    const revoked = await this.sessions.revokeUser(userId, recorded);
-    return { changed, revokedSessions: revoked.length };
+    return (await this.sessions.revokeUser(userId, recorded)).length;
   }
 }

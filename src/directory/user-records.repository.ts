@@ -16,6 +16,7 @@ import {
   type Row,
 } from '../platform/database/row-decoders';
 import { AuditTrail, type AuditRecord } from './audit-trail.repository';
+import { notePendingRevocation } from './pending-revocations.repository';
 
 /** A user with its identities and memberships, as operators, the console and the user see it. */
 export interface UserDetails {
@@ -154,17 +155,19 @@ export class UserRecordsRepository {
   }
 
   /**
-   * Marks the user deactivated, and its sessions' rows revoked, and records it; false when it was
-   * not active. `alsoRecord` (the
-   * admin command's own row) is written in the same transaction whether or not the status changed:
-   * the caller revokes the sessions afterwards, so the rows exist before that effect (issue 22).
+   * Marks the user deactivated, and its sessions' rows revoked, and records it; `changed` is false
+   * when it was not active. `alsoRecord` (the admin command's own row) is written in the same
+   * transaction whether or not the status changed: the caller revokes the sessions afterwards, so
+   * the rows exist before that effect (issue 22). So does the note of that revocation
+   * (`pendingRevocation`), which the caller settles once Redis has revoked, and the running
+   * service retries if it never does.
    */
   async deactivate(
     tenantId: string,
     userId: string,
     by: string,
     alsoRecord: readonly AuditRecord[] = [],
-  ): Promise<boolean> {
+  ): Promise<{ changed: boolean; pendingRevocation: string | null }> {
     return this.db.transaction(async (m) => {
       // TypeORM answers an UPDATE with [rows, affected count].
       const { affected: updated } = affectedRows(
@@ -184,7 +187,7 @@ export class UserRecordsRepository {
       const deactivated: AuditRecord[] =
         updated > 0 ? [{ type: 'user.deactivated', tenantId, subject: userId, data: { by } }] : [];
       await this.audit.record([...deactivated, ...alsoRecord], m);
-      return updated > 0;
+      return { changed: updated > 0, pendingRevocation: await notePendingRevocation(m, tenantId, userId) };
     });
   }
 

@@ -1,3 +1,4 @@
+import { PendingRevocationsRepository } from '../../directory/pending-revocations.repository';
 import { UserDeactivation } from '../../directory/user-deactivation';
 import { UserErasure } from '../../directory/user-erasure';
 import { UserRecordsRepository } from '../../directory/user-records.repository';
@@ -27,13 +28,13 @@ export const USER_COMMANDS: readonly AdminCommand[] = [
       const users = await userRecords(ctx);
       const user = await findTargetUser(users, v);
       // The same ordering as the console's deactivation (src/directory/user-deactivation.ts); the
-      // command's own row commits with the status, before the Redis revocation (issue 22).
-      const { changed, revokedSessions } = await new UserDeactivation(await ctx.sessions(), users).deactivate(
-        user.tenantId,
-        user.id,
-        'admin',
-        [ctx.adminRecord(this.name, user.tenantId, user.id)],
-      );
+      // command's own row commits with the status, before the Redis revocation (issue 22). Should
+      // that revocation fail, the command fails saying the running service retries it.
+      const notes = new PendingRevocationsRepository(await ctx.db());
+      const deactivation = new UserDeactivation(await ctx.sessions(), users, notes);
+      const { changed, revokedSessions } = await deactivation.deactivate(user.tenantId, user.id, 'admin', [
+        ctx.adminRecord(this.name, user.tenantId, user.id),
+      ]);
       return {
         user: { id: user.id, tenant: user.tenantId, status: 'deactivated', changed },
         revoked_sessions: revokedSessions,
