@@ -73,6 +73,12 @@ export interface AppConfig {
   readonly logLevel: string;
   /** Bound on every outbound call (Redis, PostgreSQL, SMTP, HTTP), in milliseconds. */
   readonly dependencyTimeoutMs: number;
+  /**
+   * Milliseconds between the rounds that retry the Redis revocations of deactivations Redis
+   * refused (PENDING_REVOCATION_INTERVAL_MS): a deactivated developer stays signed in that long
+   * after Redis is back.
+   */
+  readonly pendingRevocationIntervalMs: number;
 }
 
 export interface CustomerSessionSettings {
@@ -691,6 +697,7 @@ export function loadConfig(env: Env): AppConfig {
       emailSendAddress: r.budget('RATE_LIMIT_EMAIL_SEND_ADDRESS'),
     },
     clientCacheTtlMs: r.int('CLIENT_CACHE_TTL_MS', 5_000, 100, 5_000),
+    pendingRevocationIntervalMs: r.int('PENDING_REVOCATION_INTERVAL_MS', 5_000, 100, 600_000),
     mail: parseMail(r, nodeEnv),
     chatPlatform,
     logLevel: readLogLevel(r),

@@ -16,6 +16,7 @@ import { AuditPagesRepository } from './audit-pages.repository';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { PlayerLookupRepository } from './player-lookup.repository';
 import { PendingRevocationsRepository } from './pending-revocations.repository';
+import { PendingRevocationsWorker } from './pending-revocations.worker';
 import { ReplayAlarm } from './replay-alarm';
 import { SessionRecordsRepository } from './session-records.repository';
 import { TenantsRepository } from './tenants.repository';
@@ -59,6 +60,13 @@ const SHARED = [
   },
 ];
 
-/** Tenants, clients, users, identities, memberships: shared by every feature module. */
-@Module({ imports: [DatabaseModule, CryptoModule, SessionStoreModule], providers: SHARED, exports: SHARED })
+/**
+ * Tenants, clients, users, identities, memberships: shared by every feature module. The worker
+ * that retries pending revocations runs once per service, so it is provided here and not exported.
+ */
+@Module({
+  imports: [DatabaseModule, CryptoModule, SessionStoreModule],
+  providers: [...SHARED, PendingRevocationsWorker],
+  exports: SHARED,
+})
 export class DirectoryModule {}

@@ -101,6 +101,14 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  it('retries pending revocations every 5 s by default; PENDING_REVOCATION_INTERVAL_MS sets 100 ms to 10 min', () => {
+    expect(loadConfig(env()).pendingRevocationIntervalMs).toBe(5_000);
+    expect(loadConfig(env({ PENDING_REVOCATION_INTERVAL_MS: '250' })).pendingRevocationIntervalMs).toBe(250);
+    expect(problemsOf(env({ PENDING_REVOCATION_INTERVAL_MS: '0' }))).toEqual([
+      'PENDING_REVOCATION_INTERVAL_MS: must be an integer from 100 to 600000',
+    ]);
+  });
+
   it('listens on every interface unless HOST names an address (an IP)', () => {
     expect(loadConfig(env({})).host).toBeNull();
     expect(loadConfig(env({ HOST: '127.0.0.1' })).host).toBe('127.0.0.1');

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 
 /**
@@ -55,6 +55,16 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     name: 'svc_network_tier_refusals_total',
     help: 'Requests refused by the budget of a coarse network (IPv4 /24, IPv6 /56 or /48): a spread flood.',
     labelNames: ['budget', 'tier'] as const,
+    registers: [this.registry],
+  });
+  /**
+   * Set by each round of PendingRevocationsWorker. Above zero for longer than a few rounds: Redis
+   * keeps refusing the revocations of deactivated users, whose developers stay signed in until it
+   * takes them.
+   */
+  readonly pendingRevocations = new Gauge({
+    name: 'svc_pending_revocations',
+    help: 'Deactivated users whose live sessions Redis has not revoked yet (retried by the service).',
     registers: [this.registry],
   });
   readonly dependencyErrors = new Counter({
