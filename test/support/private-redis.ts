@@ -9,6 +9,7 @@ import { freePort } from './test-app';
 export class PrivateRedis {
   private proc: ChildProcess | null = null;
   private admin: Redis | null = null;
+  private control: Redis | null = null;
 
   private constructor(
     readonly port: number,
@@ -87,9 +88,26 @@ export class PrivateRedis {
     await this.admin.call('ACL', 'SETUSER', 'default', 'on', 'nopass', '~*', '&*', '+@all', ...rules);
   }
 
+  /**
+   * Redis refuses every write while `body` runs: made a replica of a port nobody serves, it
+   * answers READONLY (a 503, contract section 10) and still serves reads, so bearer checks pass and
+   * the dataset is kept (a replica drops it only once a master's sync arrives).
+   */
+  async withWritesRefused(body: () => Promise<void>): Promise<void> {
+    this.control ??= new Redis(this.port, '127.0.0.1');
+    await this.control.call('REPLICAOF', '127.0.0.1', '1');
+    try {
+      await body();
+    } finally {
+      await this.control.call('REPLICAOF', 'NO', 'ONE');
+    }
+  }
+
   async stop(): Promise<void> {
     this.admin?.disconnect();
     this.admin = null;
+    this.control?.disconnect();
+    this.control = null;
     this.resume();
     await this.kill();
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { admin } from '../../support/admin-cli';
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
@@ -28,29 +27,14 @@ describe('audit rows before their effects', () => {
         revoked_at: Date | null;
       }
     ).revoked_at;
-  /**
-   * Redis refuses every write for the duration of `body`: made a replica (of a port nobody serves)
-   * it answers READONLY (a 503, contract section 10) and still serves reads, so bearer checks pass.
-   */
-  const withRevocationsRefused = async (body: () => Promise<void>): Promise<void> => {
-    await control.call('REPLICAOF', '127.0.0.1', '1');
-    try {
-      await body();
-    } finally {
-      await control.call('REPLICAOF', 'NO', 'ONE');
-    }
-  };
-  let control: Redis;
-
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    control = new Redis(redis.port, '127.0.0.1');
-    w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off' });
+    // The service's own retry of a refused deactivation (pending-revocations.e2e-spec.ts) would race
+    // the commands run again here; these tests are about the rows, so it waits out the suite.
+    w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off', PENDING_REVOCATION_INTERVAL_MS: '600000' });
     await createTenant(w.t, 'studio', 'Studio');
   });
   afterAll(async () => {
-    await control.call('REPLICAOF', 'NO', 'ONE');
-    control.disconnect();
     await w.close();
     await redis.stop();
   });
@@ -58,7 +42,7 @@ describe('audit rows before their effects', () => {
   it('POST /management-auth/revoke: a failed revocation answers 503 and leaves its session.revoked row', async () => {
     const userId = await addMember(w.t, 'studio', 'own@studio.example', 'viewer');
     const tokens = await signIn(w.t, 'own@studio.example');
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       const res = await w.t
         .auth()
         .post('/management-auth/revoke')
@@ -73,7 +57,7 @@ describe('audit rows before their effects', () => {
     const userId = await addMember(w.t, 'studio', 'bff@studio.example', 'viewer');
     const tokens = await signIn(w.t, 'bff@studio.example');
     const basic = Buffer.from(`cli_console:${readTestSecrets().CONSOLE_CLIENT_SECRET}`).toString('base64');
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       const res = await w.t
         .auth()
         .post('/management-auth/revoke-session')
@@ -113,7 +97,7 @@ describe('audit rows before their effects', () => {
       async (kind) => {
         const player = await guest();
         const row = { session_id: player.session_id, client_id: 'cli_game', by: 'client' };
-        await withRevocationsRefused(async () => {
+        await redis.withWritesRefused(async () => {
           expect((await revoke(player[kind])).status).toBe(503);
         });
         expect(await rows('session.revoked', player.user_id)).toEqual([row]);
@@ -127,7 +111,7 @@ describe('audit rows before their effects', () => {
 
     it('a revocation Redis refused still ends the refresh: the row it marked is read first', async () => {
       const player = await guest();
-      await withRevocationsRefused(async () => {
+      await redis.withWritesRefused(async () => {
         expect((await revoke(player.refresh_token)).status).toBe(503);
       });
       await refresh(player.refresh_token).expect(400);
@@ -157,7 +141,7 @@ describe('audit rows before their effects', () => {
   it('session revoke: a failed revocation fails the command and leaves both rows', async () => {
     const userId = await addMember(w.t, 'studio', 'cli@studio.example', 'viewer');
     const tokens = await signIn(w.t, 'cli@studio.example');
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       expect((await run('session', 'revoke', '--id', tokens.session_id)).status).toBe(1);
     });
     expect(await rows('session.revoked', userId)).toEqual([{ session_id: tokens.session_id, by: 'admin' }]);
@@ -173,7 +157,7 @@ describe('audit rows before their effects', () => {
   it('user deactivate: a failed revocation leaves user.deactivated and admin.user.deactivate', async () => {
     const userId = await addMember(w.t, 'studio', 'off@studio.example', 'viewer');
     await signIn(w.t, 'off@studio.example');
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       expect((await run('user', 'deactivate', '--email', 'off@studio.example')).status).toBe(1);
     });
     expect(await rows('user.deactivated', userId)).toEqual([{ by: 'admin' }]);
@@ -185,7 +169,7 @@ describe('audit rows before their effects', () => {
 
   it('user deactivate of a player: a failed revocation still ends its refresh, through the rows it marked', async () => {
     const player = await w.client().createGuest();
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       expect((await run('user', 'deactivate', '--tenant', 'acme', '--id', player.user_id)).status).toBe(1);
     });
     expect(await rows('user.deactivated', player.user_id)).toEqual([{ by: 'admin' }]);
@@ -199,7 +183,7 @@ describe('audit rows before their effects', () => {
 
   it('user delete: a failed revocation leaves its row and the user in place; run again, it erases', async () => {
     const player = await w.client().createGuest();
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       expect((await run('user', 'delete', '--tenant', 'acme', '--id', player.user_id)).status).toBe(1);
     });
     const revocation = { sessions: 'all', by: 'admin', for: 'user.delete' };
@@ -219,7 +203,7 @@ describe('audit rows before their effects', () => {
   it('DELETE /t/{t}/me: a failed revocation answers 503 and leaves its row; the player is still there', async () => {
     const c = w.client();
     const player = await c.createGuest();
-    await withRevocationsRefused(async () => {
+    await redis.withWritesRefused(async () => {
       const res = await w.t.auth().delete('/t/acme/me').set('Authorization', `Bearer ${player.access_token}`);
       expect(res.status).toBe(503);
     });
