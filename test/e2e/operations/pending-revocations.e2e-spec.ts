@@ -4,7 +4,7 @@ import { admin } from '../../support/admin-cli';
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { eventually } from '../../support/eventually';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-import { signIn, tokenRequest } from '../../support/management-flow';
+import { CONSOLE_SCOPES, signIn, tokenRequest } from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
@@ -69,6 +69,26 @@ describe('pending revocations: the service finishes a deactivation Redis refused
     await tokenRequest(w.t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
     expect(await pending()).toEqual([]);
     await eventually(async () => (await gauge()) === 0, 5_000);
+  });
+
+  it("the console's player deactivation: 503 while Redis refuses, and the player's tokens end once it is back", async () => {
+    await addMember(w.t, 'acme', 'admin@acme.example', 'admin');
+    const member = await signIn(w.t, 'admin@acme.example', CONSOLE_SCOPES);
+    const player = await w.client().createGuest();
+    const me = () => w.t.auth().get('/t/acme/me').set('Authorization', `Bearer ${player.access_token}`);
+    await redis.withWritesRefused(async () => {
+      const res = await w.t
+        .auth()
+        .post(`/management/tenants/acme/users/${player.user_id}/deactivate`)
+        .set('Authorization', `Bearer ${member.access_token}`);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 503, error: 'temporarily_unavailable' });
+      expect(await pending()).toEqual([player.user_id]);
+      // The customer bearer reads only Redis too: the access token works until the revocation lands.
+      await me().expect(200);
+    });
+
+    await eventually(async () => (await me()).status === 401, 5_000);
+    expect(await pending()).toEqual([]);
   });
 
   it('user deactivate that succeeds leaves no note behind', async () => {
