@@ -74,9 +74,9 @@ export interface AppConfig {
   /** Bound on every outbound call (Redis, PostgreSQL, SMTP, HTTP), in milliseconds. */
   readonly dependencyTimeoutMs: number;
   /**
-   * Milliseconds between the rounds that retry the Redis revocations of deactivations Redis
-   * refused (PENDING_REVOCATION_INTERVAL_MS): a deactivated developer stays signed in that long
-   * after Redis is back.
+   * Milliseconds between the rounds that retry the Redis revocations (deactivations, session
+   * revocations) Redis refused (PENDING_REVOCATION_INTERVAL_MS): a deactivated developer or a
+   * revoked session stays signed in that long after Redis is back.
    */
   readonly pendingRevocationIntervalMs: number;
 }

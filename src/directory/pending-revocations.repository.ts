@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { count, decodeFirst, decodeRows, text } from '../platform/database/row-decoders';
+import { count, decodeFirst, decodeRows, nullableText, text } from '../platform/database/row-decoders';
 
-/** A deactivated user whose sessions Redis has not been seen to revoke yet. */
+/** A revocation Redis has not been seen to carry out yet. */
 export interface PendingRevocation {
   readonly id: string;
   readonly userId: string;
+  /** The one session revoked; null for a deactivation, which revokes every session of the user. */
+  readonly sessionId: string | null;
 }
 
 /** What one round of retries did: how many it carried out, and the failure that stopped it. */
@@ -22,24 +24,34 @@ export interface RetryRound {
  * the note exists exactly when the deactivation does; returns its id for `settle`, or null when the
  * tenant has no such user (nothing was deactivated, so nothing is owed).
  */
-export async function notePendingRevocation(
+export function notePendingRevocation(m: EntityManager, tenantId: string, userId: string): Promise<string | null> {
+  return note(m, 'SELECT id, NULL FROM users WHERE id = $1 AND tenant_id = $2', [userId, tenantId]);
+}
+
+/**
+ * Notes the revocation of one session the same way, in the transaction that marks its row revoked;
+ * null when the tenant has no row of the session (then there is nothing to retry either).
+ */
+export function notePendingSessionRevocation(
   m: EntityManager,
   tenantId: string,
-  userId: string,
+  sessionId: string,
 ): Promise<string | null> {
+  return note(m, 'SELECT user_id, id FROM sessions WHERE id = $1 AND tenant_id = $2', [sessionId, tenantId]);
+}
+
+/** One note per row `source` selects (user id, session id or null): its id, or null for none. */
+async function note(m: EntityManager, source: string, params: unknown[]): Promise<string | null> {
   return decodeFirst(
-    await m.query(
-      `INSERT INTO pending_revocations (user_id) SELECT id FROM users WHERE id = $1 AND tenant_id = $2
-       RETURNING id::text AS id`,
-      [userId, tenantId],
-    ),
+    await m.query(`INSERT INTO pending_revocations (user_id, session_id) ${source} RETURNING id::text AS id`, params),
     (row) => text(row, 'id'),
   );
 }
 
 /**
- * The outbox of revocations (migration PendingRevocations1764000024000): deactivations note one in
- * their transaction and settle it once Redis has revoked; the running service retries the rest.
+ * The outbox of revocations (migration PendingRevocations1764000024000): deactivations and
+ * control-plane session revocations note one in their transaction and settle it once Redis has
+ * revoked; the running service retries the rest.
  */
 @Injectable()
 export class PendingRevocationsRepository {
@@ -68,10 +80,10 @@ export class PendingRevocationsRepository {
     return this.db.transaction(async (m) => {
       const claimed = decodeRows(
         await m.query(
-          'SELECT id::text AS id, user_id FROM pending_revocations ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
+          'SELECT id::text AS id, user_id, session_id FROM pending_revocations ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
           [limit],
         ),
-        (row) => ({ id: text(row, 'id'), userId: text(row, 'user_id') }),
+        (row) => ({ id: text(row, 'id'), userId: text(row, 'user_id'), sessionId: nullableText(row, 'session_id') }),
       );
       let carriedOut = 0;
       for (const pending of claimed) {

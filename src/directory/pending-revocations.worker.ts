@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { dependencyOf } from '../errors/dependency-failure';
 import { MetricsService } from '../platform/metrics/metrics.service';
+import { SessionStore } from '../platform/session-store/session-store';
 import { PendingRevocationsRepository } from './pending-revocations.repository';
 import { UserDeactivation } from './user-deactivation';
 
@@ -9,9 +10,10 @@ import { UserDeactivation } from './user-deactivation';
 const BATCH = 20;
 
 /**
- * Carries out the revocations deactivations left pending (Redis failed after PostgreSQL committed),
- * every PENDING_REVOCATION_INTERVAL_MS: the management bearer and refresh read only Redis, so
- * without this a deactivated developer's session would live on until someone repeated the command.
+ * Carries out the revocations deactivations and session revocations left pending (Redis failed
+ * after PostgreSQL committed), every PENDING_REVOCATION_INTERVAL_MS: the management bearer and
+ * refresh read only Redis, so without this a deactivated developer's session, or a revoked one,
+ * would live on until someone repeated the command.
  * Every replica runs it; SKIP LOCKED gives each note to one of them at a time, and the revocation
  * is idempotent, so a note carried out twice (by a replica and the deactivation itself) is harmless.
  * A round never throws: PostgreSQL or Redis being down leaves the notes and one warning line, and
@@ -28,6 +30,7 @@ export class PendingRevocationsWorker implements OnApplicationBootstrap, OnModul
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly notes: PendingRevocationsRepository,
     private readonly deactivation: UserDeactivation,
+    private readonly sessions: SessionStore,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -59,8 +62,11 @@ export class PendingRevocationsWorker implements OnApplicationBootstrap, OnModul
   async runRound(): Promise<void> {
     try {
       for (;;) {
-        const round = await this.notes.retry(BATCH, async ({ userId }) => {
-          await this.deactivation.revokeSessions(userId);
+        const round = await this.notes.retry(BATCH, async ({ userId, sessionId }) => {
+          // With a tombstone, as the CLI's: harmless for a session that was created, and it refuses a
+          // create racing the revocation.
+          if (sessionId !== null) await this.sessions.revoke(sessionId, { tombstone: true });
+          else await this.deactivation.revokeSessions(userId);
         });
         if (round.failure !== null) {
           this.warn(round.failure);

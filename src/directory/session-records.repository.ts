@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import { SessionRecordEntity } from '../platform/database/entities/session-record.entity';
 import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
+import { notePendingSessionRevocation } from './pending-revocations.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, bool, count, decodeFirst, rowsOf, text } from '../platform/database/row-decoders';
 import type { SessionBinding, Slide } from '../platform/session-store/session-store';
@@ -124,12 +125,23 @@ export class SessionRecordsRepository {
    * gets its audit rows alone.
    */
   async recordRevocation(tenantId: string, sessionId: string, records: readonly AuditRecord[]): Promise<void> {
-    await this.records.manager.transaction(async (m) => {
-      await m.query(
-        'UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1 AND tenant_id = $2',
-        [sessionId, tenantId],
-      );
-      await insertAuditRecords(m, records);
+    await this.records.manager.transaction((m) => markRevoked(m, tenantId, sessionId, records));
+  }
+
+  /**
+   * recordRevocation, plus a note of the revocation Redis owes (pending_revocations), returned for
+   * the caller to settle once Redis has revoked: the management bearer and refresh read only
+   * Redis, so should it refuse, the running service carries the revocation out instead of the
+   * session living on. Null when the tenant has no row of the session.
+   */
+  async recordNotedRevocation(
+    tenantId: string,
+    sessionId: string,
+    records: readonly AuditRecord[],
+  ): Promise<string | null> {
+    return this.records.manager.transaction(async (m) => {
+      await markRevoked(m, tenantId, sessionId, records);
+      return notePendingSessionRevocation(m, tenantId, sessionId);
     });
   }
 
@@ -237,4 +249,18 @@ export class SessionRecordsRepository {
   async isRevoked(sessionId: string): Promise<boolean> {
     return (await this.records.countBy({ id: sessionId, revokedAt: Not(IsNull()) })) === 1;
   }
+}
+
+/** The session's row marked revoked (once: the first mark stays) and the audit rows, in `m`. */
+async function markRevoked(
+  m: EntityManager,
+  tenantId: string,
+  sessionId: string,
+  records: readonly AuditRecord[],
+): Promise<void> {
+  await m.query(
+    'UPDATE sessions SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1 AND tenant_id = $2',
+    [sessionId, tenantId],
+  );
+  await insertAuditRecords(m, records);
 }

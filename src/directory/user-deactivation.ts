@@ -1,6 +1,5 @@
-import { DependencyUnavailableError } from '../errors/app-error';
-import { dependencyOf } from '../errors/dependency-failure';
 import type { AuditRecord } from './audit-trail.repository';
+import { carryOutNoted, type RevocationNotes } from './noted-revocation';
 import type { UserSessionRevoker } from './user-erasure';
 import type { UserRecordsRepository } from './user-records.repository';
 
@@ -8,26 +7,6 @@ export interface Deactivation {
   /** False when the user was already deactivated (the sessions are revoked again all the same). */
   readonly changed: boolean;
   readonly revokedSessions: number;
-}
-
-/** What a deactivation needs of the outbox (PendingRevocationsRepository). */
-export interface RevocationNotes {
-  /** The noted revocation was carried out. */
-  settle(id: string): Promise<void>;
-}
-
-/**
- * The deactivation committed, but its revocation in Redis failed: answered as 503 (the dependency
- * that failed), and the operator's CLI tells them the running service carries it out.
- */
-export class RevocationDeferredError extends DependencyUnavailableError {
-  constructor(dependency: string, userId: string, cause: unknown) {
-    super(dependency, cause);
-    this.name = 'RevocationDeferredError';
-    this.message =
-      `user ${userId} is deactivated, but revoking its live sessions failed (${dependency} unavailable); ` +
-      'the running service retries the revocation until it succeeds (metric svc_pending_revocations)';
-  }
 }
 
 /**
@@ -57,16 +36,9 @@ export class UserDeactivation {
     alsoRecord: readonly AuditRecord[] = [],
   ): Promise<Deactivation> {
     const { changed, pendingRevocation } = await this.users.deactivate(tenantId, userId, by, alsoRecord);
-    let revokedSessions: number;
-    try {
-      revokedSessions = await this.revokeSessions(userId);
-    } catch (err) {
-      const dependency = dependencyOf(err);
-      throw pendingRevocation !== null && dependency ? new RevocationDeferredError(dependency, userId, err) : err;
-    }
-    // Only the note is left to go: should this fail, the retry repeats a revocation that changes
-    // nothing any more and deletes it, so the deactivation has succeeded either way.
-    if (pendingRevocation !== null) await this.notes.settle(pendingRevocation).catch(() => undefined);
+    const revokedSessions = await carryOutNoted(this.notes, pendingRevocation, `user ${userId} is deactivated`, () =>
+      this.revokeSessions(userId),
+    );
     return { changed, revokedSessions };
   }
 

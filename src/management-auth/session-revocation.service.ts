@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { carryOutNoted } from '../directory/noted-revocation';
+import { PendingRevocationsRepository } from '../directory/pending-revocations.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { SessionStore } from '../platform/session-store/session-store';
 import { CONTROL_PLANE_TENANT_ID } from '../directory/control-plane';
@@ -12,6 +14,7 @@ export class SessionRevocationService {
   constructor(
     private readonly sessions: SessionStore,
     private readonly records: SessionRecordsRepository,
+    private readonly notes: PendingRevocationsRepository,
   ) {}
 
   /** The bearer's own session. */
@@ -31,10 +34,12 @@ export class SessionRevocationService {
    * transaction, so the row records the intent. A revocation that then fails leaves the row and
    * answers 503 (contract section 3), the safe side; the other order could end a session and leave
    * no trace of it. The session was seen live just before (bearer check, or the client's look-up),
-   * so a row without an effect needs a concurrent revocation of the same session.
+   * so a row without an effect needs a concurrent revocation of the same session. The management
+   * bearer and refresh read only Redis, so the transaction also notes the revocation: after a 503
+   * the running service carries it out, and the session ends even if nobody asks again.
    */
   private async revoke(userId: string, sessionId: string, by: string): Promise<boolean> {
-    await this.records.recordRevocation(CONTROL_PLANE_TENANT_ID, sessionId, [
+    const note = await this.records.recordNotedRevocation(CONTROL_PLANE_TENANT_ID, sessionId, [
       {
         type: 'session.revoked',
         tenantId: CONTROL_PLANE_TENANT_ID,
@@ -42,6 +47,6 @@ export class SessionRevocationService {
         data: { session_id: sessionId, by },
       },
     ]);
-    return this.sessions.revoke(sessionId);
+    return carryOutNoted(this.notes, note, `session ${sessionId} is revoked`, () => this.sessions.revoke(sessionId));
   }
 }

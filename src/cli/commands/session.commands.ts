@@ -1,5 +1,7 @@
 import { AdminInputError, required, type AdminCommand } from '../admin-command';
 import { SESSION_ID_PATTERN } from '../../directory/identifiers';
+import { carryOutNoted } from '../../directory/noted-revocation';
+import { PendingRevocationsRepository } from '../../directory/pending-revocations.repository';
 
 import { sessionRecordsRepository } from './directory-repositories';
 import { userRecords } from './user.commands';
@@ -43,19 +45,24 @@ export const SESSION_COMMANDS: readonly AdminCommand[] = [
       if (!SESSION_ID_PATTERN.test(id)) throw new AdminInputError('--id must be a session id (ses_…)');
       const owner = await (await userRecords(ctx)).sessionOwner(id);
       const sessions = await ctx.sessions();
-      // The audit rows and the row's mark go first, in one transaction (issue 22, point 6): the
-      // Redis revocation cannot share it, so they record the intent, and a revocation that then
-      // fails leaves them and a failed command (run it again), never a revoked session without its row.
+      // The audit rows, the row's mark and the note of the Redis revocation go first, in one
+      // transaction (issue 22, point 6): the Redis revocation cannot share it, so they record the
+      // intent, and a revocation that then fails leaves them and a failed command, never a revoked
+      // session without its row. The running service carries a noted revocation out.
+      let note: string | null = null;
       if (owner) {
         const { tenantId, userId } = owner;
-        await (
+        note = await (
           await sessionRecordsRepository(ctx)
-        ).recordRevocation(tenantId, id, [
+        ).recordNotedRevocation(tenantId, id, [
           { type: 'session.revoked', tenantId, subject: userId, data: { session_id: id, by: 'admin' } },
           ctx.adminRecord(this.name, tenantId, id),
         ]);
       }
-      const revoked = await sessions.revoke(id, { tombstone: true });
+      const notes = new PendingRevocationsRepository(await ctx.db());
+      const revoked = await carryOutNoted(notes, note, `session ${id} is revoked`, () =>
+        sessions.revoke(id, { tombstone: true }),
+      );
       return { session: { id, revoked } };
     },
   },

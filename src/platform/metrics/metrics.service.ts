@@ -59,12 +59,12 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
   });
   /**
    * Set by each round of PendingRevocationsWorker. Above zero for longer than a few rounds: Redis
-   * keeps refusing the revocations of deactivated users, whose developers stay signed in until it
-   * takes them.
+   * keeps refusing revocations (of deactivated users, of control-plane sessions), whose sessions
+   * stay signed in until it takes them.
    */
   readonly pendingRevocations = new Gauge({
     name: 'svc_pending_revocations',
-    help: 'Deactivated users whose live sessions Redis has not revoked yet (retried by the service).',
+    help: 'Revocations committed in PostgreSQL that Redis has not carried out yet (retried by the service).',
     registers: [this.registry],
   });
   readonly dependencyErrors = new Counter({
