@@ -4,17 +4,18 @@ import { admin } from '../../support/admin-cli';
 import { addMember, createTenant } from '../../support/console-fixtures';
 import { eventually } from '../../support/eventually';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
-import { CONSOLE_SCOPES, signIn, tokenRequest } from '../../support/management-flow';
+import { CONSOLE_SCOPES, signIn, tokenRequest, type ManagementTokens } from '../../support/management-flow';
 import { PrivateRedis } from '../../support/private-redis';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
 /**
- * A deactivation whose Redis revocation fails after PostgreSQL committed it: the management bearer
- * and refresh read only Redis, so the developer would stay signed in until someone ran the
- * command again. The deactivation notes the revocation in its transaction, and the running
- * service carries it out once Redis takes writes again (docs/operations.md, "Pending revocations").
+ * A deactivation, or a control-plane session's revocation, whose Redis part fails after PostgreSQL
+ * committed it: the management bearer and refresh read only Redis, so the developer would stay
+ * signed in until someone ran the command again. The transaction notes the revocation, and the
+ * running service carries it out once Redis takes writes again (docs/operations.md, "Pending
+ * revocations").
  */
-describe('pending revocations: the service finishes a deactivation Redis refused', () => {
+describe('pending revocations: the service finishes a revocation Redis refused', () => {
   let redis: PrivateRedis;
   let w: GuestWorld;
   let metricsUrl: string;
@@ -90,6 +91,43 @@ describe('pending revocations: the service finishes a deactivation Redis refused
     await eventually(async () => (await me()).status === 401, 5_000);
     expect(await pending()).toEqual([]);
   });
+
+  /** Each way a control-plane session is revoked alone, and what it answers while Redis refuses. */
+  const revocations: Record<string, (tokens: ManagementTokens) => Promise<{ status: number; said?: string }>> = {
+    'POST /management-auth/revoke': async (tokens) => {
+      const res = await w.t
+        .auth()
+        .post('/management-auth/revoke')
+        .set('Authorization', `Bearer ${tokens.access_token}`);
+      return { status: res.status };
+    },
+    'session revoke': async (tokens) => {
+      const r = await run('session', 'revoke', '--id', tokens.session_id);
+      return { status: r.status, said: (JSON.parse(r.stderr) as { message: string }).message };
+    },
+  };
+
+  it.each(Object.keys(revocations))(
+    '%s: a revocation Redis refused fails, and the service carries it out once Redis is back',
+    async (way) => {
+      const email = `${way.replace(/\W+/g, '-')}@studio.example`;
+      const userId = await addMember(w.t, 'studio', email, 'viewer');
+      const tokens = await signIn(w.t, email);
+      await redis.withWritesRefused(async () => {
+        const answer = await revocations[way]!(tokens);
+        expect(answer).toEqual(
+          way === 'session revoke'
+            ? { status: 1, said: expect.stringContaining(`session ${tokens.session_id} is revoked, but`) as string }
+            : { status: 503 },
+        );
+        expect(await pending()).toEqual([userId]);
+      });
+
+      await eventually(async () => (await current(w.t, tokens.access_token)).status === 401, 5_000);
+      await tokenRequest(w.t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(400);
+      expect(await pending()).toEqual([]);
+    },
+  );
 
   it('user deactivate that succeeds leaves no note behind', async () => {
     await addMember(w.t, 'studio', 'fine@studio.example', 'viewer');
