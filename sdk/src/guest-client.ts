@@ -2,7 +2,7 @@ import type { CookieJar } from './cookie-jar.js';
 import type { LeaseStorage, RefreshLock } from './refresh-lock.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 import { MemorySecureStorage, webStorage, type SecureStorage } from './secure-storage.js';
-import type { SessionEventName, SessionListener } from './session-events.js';
+import type { SessionEventName, SessionListener, PersistenceListener } from './session-events.js';
 import { SessionKeeper } from './session-keeper.js';
 import { GuestApiError, isTokenSet, type TokenSet } from './tokens.js';
 
@@ -203,11 +203,18 @@ export class GuestClient {
 
   /**
    * `session`: the session id changed (created, upgraded, signed in, ended, erased, or taken over
-   * from another tab). `user`: the player changed (another user id, or `guest` flipped). Returns
-   * a function that removes the listener.
+   * from another tab). `user`: the player changed (another user id, or `guest` flipped).
+   * `persistence`: storage refused to keep the session (`saved` false: the player is lost when the
+   * page or app closes), or keeps it again (`saved` true); told once each way, never at every
+   * refresh.
+   * Returns a function that removes the listener.
    */
-  on(event: SessionEventName, listener: SessionListener): () => void {
-    return this.keeper.on(event, listener);
+  on(event: SessionEventName, listener: SessionListener): () => void;
+  on(event: 'persistence', listener: PersistenceListener): () => void;
+  on(event: SessionEventName | 'persistence', listener: SessionListener | PersistenceListener): () => void {
+    return event === 'persistence'
+      ? this.keeper.events.on(event, listener as PersistenceListener)
+      : this.keeper.events.on(event, listener as SessionListener);
   }
 
   /** Stops the early-refresh timer (a discarded client, a finished tool). */

@@ -16,6 +16,8 @@ export type {
   SessionEventName,
   SessionListener,
   SessionState,
+  PersistenceChange,
+  PersistenceListener,
 } from './session-events.js';
 export { processLock, storageLease, webLocks } from './refresh-lock.js';
 export type { LeaseStorage, LockManagerLike, RefreshLock } from './refresh-lock.js';

@@ -40,23 +40,67 @@ export type SessionEventName = 'session' | 'user';
 
 export type SessionListener = (change: SessionChange) => void;
 
+/**
+ * What the game hears on `persistence`: whether the session this client holds outlives it. A
+ * session storage refused to keep (a full quota, storage blocked in private browsing, a failing
+ * keystore write) goes on, but ends with the page or app; a guest is then lost unless the player
+ * attaches a credential first.
+ */
+export interface PersistenceChange {
+  /** false: storage refused to keep the session; true: it keeps it again. */
+  readonly saved: boolean;
+  /**
+   * What storage refused or keeps again. `refresh_token` (storage mode): without it the session
+   * lives only as long as this client. `session_id` (cookie mode): the origin's other tabs and a
+   * reload learn the session only from the refresh cookie, which a browser that refuses storage
+   * usually refuses too.
+   */
+  readonly item: 'refresh_token' | 'session_id';
+  /** When `saved` is false: what storage refused with (QuotaExceededError, SecurityError, ...). */
+  readonly error?: unknown;
+}
+
+export type PersistenceListener = (change: PersistenceChange) => void;
+
+function subscribe<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 export class SessionEvents {
   private readonly listeners: Record<SessionEventName, Set<SessionListener>> = { session: new Set(), user: new Set() };
+  private readonly persistenceListeners = new Set<PersistenceListener>();
+  /** What `persistence` last said: a client starts with nothing refused. */
+  private saved = true;
 
-  on(event: SessionEventName, listener: SessionListener): () => void {
-    this.listeners[event].add(listener);
-    return () => this.listeners[event].delete(listener);
+  on(event: SessionEventName, listener: SessionListener): () => void;
+  on(event: 'persistence', listener: PersistenceListener): () => void;
+  on(event: SessionEventName | 'persistence', listener: SessionListener | PersistenceListener): () => void {
+    // The overloads pair each event with its listener's type.
+    if (event === 'persistence') return subscribe(this.persistenceListeners, listener as PersistenceListener);
+    return subscribe(this.listeners[event], listener as SessionListener);
   }
 
   /** Tells the listeners of each kind of change that happened between two states. */
   emit(reason: SessionChangeReason, previous: SessionState, current: SessionState): void {
     const change: SessionChange = { reason, previous, ...current };
-    if (previous.sessionId !== current.sessionId) this.notify('session', change);
-    if (previous.userId !== current.userId || previous.guest !== current.guest) this.notify('user', change);
+    if (previous.sessionId !== current.sessionId) this.notify(this.listeners.session, change);
+    if (previous.userId !== current.userId || previous.guest !== current.guest)
+      this.notify(this.listeners.user, change);
   }
 
-  private notify(event: SessionEventName, change: SessionChange): void {
-    for (const listener of [...this.listeners[event]]) {
+  /**
+   * Tells the `persistence` listeners what a write of the session came to, when it differs from
+   * what they heard last: a refusal once, not at every refresh storage refuses, and its end once.
+   */
+  stored(change: PersistenceChange): void {
+    if (change.saved === this.saved) return;
+    this.saved = change.saved;
+    this.notify(this.persistenceListeners, change);
+  }
+
+  private notify<T>(listeners: Set<(change: T) => void>, change: T): void {
+    for (const listener of [...listeners]) {
       try {
         listener(change);
       } catch (err) {

@@ -4,9 +4,8 @@ import type { SecureStorage } from './secure-storage.js';
 import {
   SessionEvents,
   type SessionChangeReason,
-  type SessionEventName,
-  type SessionListener,
   type SessionState,
+  type PersistenceChange,
 } from './session-events.js';
 import { GuestApiError, noRefreshToken, type TokenSet } from './tokens.js';
 
@@ -116,7 +115,8 @@ export class SessionKeeper {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private autoRefresh: boolean;
   private readonly lock: RefreshLock;
-  private readonly events = new SessionEvents();
+  /** What the game hears: the client adds its listeners here. */
+  readonly events = new SessionEvents();
 
   constructor(private readonly opts: SessionKeeperOptions) {
     this.lock = opts.lock ?? opts.storage?.lock ?? processLock();
@@ -125,10 +125,6 @@ export class SessionKeeper {
 
   get session(): HeldSession | null {
     return this.held;
-  }
-
-  on(event: SessionEventName, listener: SessionListener): () => void {
-    return this.events.on(event, listener);
   }
 
   /** Stops the early-refresh timer for good; `accessToken()` still refreshes when needed. */
@@ -331,13 +327,12 @@ export class SessionKeeper {
       now + (tokens.expires_in - refreshLead(tokens.expires_in)) * 1000,
     );
     const storage = this.opts.storage;
+    let written: PersistenceChange | null = null;
     if (storage && tokens.refresh_token && this.opts.cookie) {
       // The service set the cookie with this set; the tabs learn only which session it is. What an
       // earlier release kept in page storage (a refresh token, its set) goes.
-      this.unshared = !(await storage.set(this.refreshKey(), tokens.session_id).then(
-        () => true,
-        () => false,
-      ));
+      written = await this.write(storage, tokens.session_id, 'session_id');
+      this.unshared = !written.saved;
       await storage.delete(`${this.opts.name}:refresh_token`);
       await storage.delete(this.sessionKey());
       this.known = tokens.session_id;
@@ -350,20 +345,37 @@ export class SessionKeeper {
       // If storage refuses, the token is kept in memory (see `unsaved`) and the session goes on.
       // Storage holds the token this client knew, or the one an earlier refusal left there.
       const over = this.unsaved ? this.unsaved.over : this.known;
-      const saved = await storage.set(this.refreshKey(), tokens.refresh_token).then(
-        () => true,
-        () => false,
-      );
+      written = await this.write(storage, tokens.refresh_token, 'refresh_token');
       this.known = tokens.refresh_token;
-      this.unsaved = saved ? null : { token: tokens.refresh_token, over };
+      this.unsaved = written.saved ? null : { token: tokens.refresh_token, over };
       // Without its token stored, the set beside it would name a token no tab can read.
-      if (saved) await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
+      if (written.saved)
+        await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
     } else if (reason !== 'refreshed') {
       // A new session without a refresh token (a client without offline_access): the stored one
       // belongs to the session it replaced.
       await this.dropStored();
     }
     this.hold(held, reason);
+    // After the session events, so that a listener reads the player this session belongs to.
+    if (written) this.events.stored(written);
+  }
+
+  /**
+   * Writes what keeps the session beyond this client (the refresh token, or in cookie mode the
+   * session id); a refusal is an answer for the `persistence` event, not a failure of the call.
+   */
+  private async write(
+    storage: SecureStorage,
+    value: string,
+    item: PersistenceChange['item'],
+  ): Promise<PersistenceChange> {
+    try {
+      await storage.set(this.refreshKey(), value);
+      return { saved: true, item };
+    } catch (error) {
+      return { saved: false, item, error };
+    }
   }
 
   private hold(next: HeldSession | null, reason: SessionChangeReason): void {
@@ -416,12 +428,9 @@ export class SessionKeeper {
     if (!unsaved || !this.opts.storage) return;
     const stored = await this.opts.storage.get(this.refreshKey()).catch(() => unsaved.over);
     if (stored !== unsaved.over) return;
-    await this.opts.storage.set(this.refreshKey(), unsaved.token).then(
-      () => {
-        if (this.unsaved === unsaved) this.unsaved = null;
-      },
-      () => undefined,
-    );
+    const written = await this.write(this.opts.storage, unsaved.token, 'refresh_token');
+    if (written.saved && this.unsaved === unsaved) this.unsaved = null;
+    this.events.stored(written);
   }
 
   private async dropStored(): Promise<void> {

@@ -1,6 +1,7 @@
 import { GuestApiError, GuestClient, type GuestClientOptions } from '../../sdk/src/guest-client';
 import { processLock } from '../../sdk/src/refresh-lock';
 import { MemorySecureStorage } from '../../sdk/src/secure-storage';
+import type { PersistenceChange } from '../../sdk/src/session-events';
 
 /**
  * Issue 22 finding 7 in the SDK: in a browser the refresh token lives in the service's HttpOnly
@@ -218,6 +219,43 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     const reloaded = tab(service, page);
     await reloaded.refresh();
     expect(reloaded.userId).toBe(created.user_id);
+  });
+
+  it('tells once that page storage refused the session id, and once that it keeps it again', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    let full = true;
+    page.setItem = (key: string, value: string) => {
+      if (full) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      page.values.set(key, value);
+    };
+    const c = tab(service, page);
+    const heard: PersistenceChange[] = [];
+    c.on('persistence', (change) => heard.push(change));
+    await c.createGuest();
+    await c.refresh();
+    await c.refresh();
+    expect(heard).toEqual([
+      { saved: false, item: 'session_id', error: expect.objectContaining({ name: 'QuotaExceededError' }) },
+    ]);
+    full = false;
+    await c.refresh();
+    await c.refresh();
+    expect(heard.slice(1)).toEqual([{ saved: true, item: 'session_id' }]);
+    expect(page.values.get(MARKER)).toBe(c.sessionId);
+  });
+
+  it('says nothing of storage while page storage keeps every write, in every tab', async () => {
+    const heard: string[] = [];
+    const { service, one, two } = await twoTabsOnOneGuest();
+    for (const c of [one, two]) c.on('persistence', (change) => heard.push(`${change.saved}`));
+    await one.refresh();
+    await two.refresh();
+    service.session = 'ses_2';
+    await one.createGuest();
+    await two.getAccessToken();
+    expect(two.sessionId).toBe('ses_2');
+    expect(heard).toEqual([]);
   });
 
   it('keeps the session where the browser refuses page storage altogether', async () => {

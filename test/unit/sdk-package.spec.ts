@@ -33,14 +33,16 @@ describe('the SDK package (contract section 11)', () => {
   });
 
   it('exports from its entry point every type its public signatures name', () => {
-    // A game written in TypeScript keeps what a listener is given, and wraps navigator.locks.
+    // A game written in TypeScript keeps what a listener is given (each event its own type), and
+    // wraps navigator.locks.
     const consumer = join(out, 'consumer.ts');
     writeFileSync(
       consumer,
       [
-        "import { GuestClient, webLocks, type LockManagerLike, type SessionState } from './index.js';",
-        'export function follow(auth: GuestClient, seen: SessionState[]): void {',
+        "import { GuestClient, webLocks, type LockManagerLike, type SessionState, type PersistenceChange } from './index.js';",
+        'export function follow(auth: GuestClient, seen: SessionState[], warned: PersistenceChange[]): void {',
         "  auth.on('user', (change) => seen.push(change.previous));",
+        "  auth.on('persistence', (change) => warned.push(change));",
         '}',
         'export const turns = (locks: LockManagerLike) => webLocks(locks);',
       ].join('\n'),

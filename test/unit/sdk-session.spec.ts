@@ -2,7 +2,7 @@ import { GuestApiError, GuestClient, type GuestClientOptions, type TokenSet } fr
 import { processLock, storageLease, webLocks } from '../../sdk/src/refresh-lock';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from '../../sdk/src/retry';
 import { MemorySecureStorage, webStorage, type SecureStorage } from '../../sdk/src/secure-storage';
-import type { SessionChange } from '../../sdk/src/session-events';
+import type { SessionChange, PersistenceChange } from '../../sdk/src/session-events';
 
 /**
  * The SDK's rules of contract section 13 against a fake service: one refresh in flight, turns
@@ -109,16 +109,33 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
   return { promise, resolve };
 }
 
-/** Every event of both kinds, as `kind:reason`. */
-function record(c: GuestClient): { seen: string[]; changes: SessionChange[] } {
+/**
+ * Every event of the three kinds: `kind:reason` for the session and the player, `persistence:saved`
+ * or `persistence:refused`; with storage that keeps every write, no `persistence` event at all.
+ */
+function record(c: GuestClient): { seen: string[]; changes: SessionChange[]; persistence: PersistenceChange[] } {
   const seen: string[] = [];
   const changes: SessionChange[] = [];
+  const persistence: PersistenceChange[] = [];
   for (const kind of ['session', 'user'] as const)
     c.on(kind, (change) => {
       seen.push(`${kind}:${change.reason}`);
       changes.push(change);
     });
-  return { seen, changes };
+  c.on('persistence', (change) => {
+    seen.push(`persistence:${change.saved ? 'saved' : 'refused'}`);
+    persistence.push(change);
+  });
+  return { seen, changes, persistence };
+}
+
+/** A keystore (or a full localStorage) whose writes fail while `full`. */
+class FullStorage extends MemorySecureStorage {
+  full = false;
+  override set(key: string, value: string): Promise<void> {
+    if (this.full) return Promise.reject(new DOMException('quota', 'QuotaExceededError'));
+    return super.set(key, value);
+  }
 }
 
 describe('the SDK keeps one refresh in flight', () => {
@@ -677,14 +694,6 @@ describe('storage and locks', () => {
   });
 
   it('storage mode: a rotated token storage refuses to keep is presented next, and written once it can be', async () => {
-    /** A keystore (or a full localStorage) whose writes fail while `full`. */
-    class FullStorage extends MemorySecureStorage {
-      full = false;
-      override set(key: string, value: string): Promise<void> {
-        if (this.full) return Promise.reject(new DOMException('quota', 'QuotaExceededError'));
-        return super.set(key, value);
-      }
-    }
     const first = tokens();
     const service = new FakeService((call) =>
       call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, tokens()),
@@ -728,6 +737,119 @@ describe('storage and locks', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GuestApiError);
     expect(err).toMatchObject({ status: 0, code: 'network_error' });
+  });
+});
+
+describe('the SDK tells the game when storage refuses to keep the session', () => {
+  /** A guest service: upgrade and sign-in answer full accounts, refresh rotates the latest session. */
+  function guestService(): FakeService {
+    const sessions: Record<string, { session: string; sub: string; guest: boolean }> = {
+      guest: { session: 'ses_1', sub: 'usr_1', guest: true },
+      'guest/upgrade': { session: 'ses_2', sub: 'usr_1', guest: false },
+      'sign-in': { session: 'ses_3', sub: 'usr_2', guest: false },
+    };
+    let latest = sessions.guest as { session: string; sub: string; guest: boolean };
+    return new FakeService((call) => {
+      latest = sessions[call.path] ?? latest;
+      const set = tokens(latest);
+      return call.path === 'token'
+        ? json(200, set)
+        : json(call.path === 'guest' ? 201 : 200, { ...set, user_id: latest.sub });
+    });
+  }
+
+  it('tells once that storage refused the new guest, and once that it keeps the session again', async () => {
+    const storage = new FullStorage();
+    const c = client(guestService(), { storage });
+    const events = record(c);
+    const heard: (string | null)[] = [];
+    c.on('persistence', () => heard.push(c.userId));
+    storage.full = true;
+    await c.createGuest();
+    await c.refresh();
+    await c.refresh();
+    expect(events.seen).toEqual(['session:created', 'user:created', 'persistence:refused']);
+    expect(events.persistence).toEqual([
+      { saved: false, item: 'refresh_token', error: expect.objectContaining({ name: 'QuotaExceededError' }) },
+    ]);
+    // The listener runs after the session events: it reads the guest the warning is about.
+    expect(heard).toEqual(['usr_1']);
+    storage.full = false;
+    await c.refresh();
+    const last = await c.refresh();
+    expect(events.seen.slice(3)).toEqual(['persistence:saved']);
+    expect(events.persistence[1]).toEqual({ saved: true, item: 'refresh_token' });
+    expect(await storage.get(KEY)).toBe(last.refresh_token);
+  });
+
+  it.each([
+    ['a rotated refresh token', (c: GuestClient) => c.refresh(), []],
+    ['an upgrade', (c: GuestClient) => c.upgrade('prf_x'), ['session:upgraded', 'user:upgraded']],
+    ['a sign-in', (c: GuestClient) => c.signIn('prf_y'), ['session:signed_in', 'user:signed_in']],
+  ] as const)('tells once when storage refuses %s, and once when a later write succeeds', async (_, call, changes) => {
+    const storage = new FullStorage();
+    const c = client(guestService(), { storage });
+    await c.createGuest();
+    const events = record(c);
+    storage.full = true;
+    await call(c);
+    await c.refresh();
+    expect(events.seen).toEqual([...changes, 'persistence:refused']);
+    storage.full = false;
+    await c.refresh();
+    await c.refresh();
+    expect(events.seen).toEqual([...changes, 'persistence:refused', 'persistence:saved']);
+  });
+
+  it('tells the session is saved again once the kept token is written, though that refresh fails', async () => {
+    let refusal: Response | null = null;
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...tokens(), user_id: 'usr_1' }) : (refusal ?? json(200, tokens())),
+    );
+    const storage = new FullStorage();
+    const c = client(service, { storage });
+    await c.createGuest();
+    const events = record(c);
+    storage.full = true;
+    const kept = await c.refresh();
+    storage.full = false;
+    refusal = json(404, { error: 'tenant_not_found' });
+    await expect(c.refresh()).rejects.toMatchObject({ status: 404 });
+    expect(events.seen).toEqual(['persistence:refused', 'persistence:saved']);
+    expect(await storage.get(KEY)).toBe(kept.refresh_token);
+  });
+
+  it('goes on when a storage listener throws, and still tells the other listeners', async () => {
+    const thrown: unknown[] = [];
+    const original = globalThis.queueMicrotask;
+    // The SDK rethrows a listener's error in a microtask, for the runtime's report: catch it there.
+    const spy = jest.spyOn(globalThis, 'queueMicrotask').mockImplementation((task) =>
+      original(() => {
+        try {
+          task();
+        } catch (err) {
+          thrown.push(err);
+        }
+      }),
+    );
+    try {
+      const storage = new FullStorage();
+      const c = client(guestService(), { storage });
+      c.on('persistence', () => {
+        throw new Error('the game’s bug');
+      });
+      const events = record(c);
+      storage.full = true;
+      const created = await c.createGuest();
+      storage.full = false;
+      await c.refresh();
+      await new Promise((r) => setTimeout(r, 0));
+      expect(c.userId).toBe(created.user_id);
+      expect(events.seen).toEqual(['session:created', 'user:created', 'persistence:refused', 'persistence:saved']);
+      expect(thrown).toEqual([new Error('the game’s bug'), new Error('the game’s bug')]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
