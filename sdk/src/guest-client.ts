@@ -1,7 +1,7 @@
 import type { CookieJar } from './cookie-jar.js';
 import type { LeaseStorage, RefreshLock } from './refresh-lock.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
-import { MemorySecureStorage, webStorage, type SecureStorage } from './secure-storage.js';
+import { MemorySecureStorage, refusedStorage, webStorage, type SecureStorage } from './secure-storage.js';
 import type { SessionEventName, SessionListener, PersistenceListener } from './session-events.js';
 import { SessionKeeper } from './session-keeper.js';
 import { GuestApiError, isTokenSet, type TokenSet } from './tokens.js';
@@ -135,16 +135,18 @@ function redirectResult(redirectedTo: string, failure: string): Proof {
 }
 
 /**
- * Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory.
- * A browser that refuses the site storage (blocked by the player's settings) throws on reading
- * `localStorage`; the session then lives in the cookie alone.
+ * Cookie mode's store of the session id: the page's `localStorage` (shared by its tabs), or memory
+ * where there is none (Node, a native shell). A browser that refuses the site storage (blocked by
+ * the player's settings) throws on reading `localStorage`; the session then lives in the cookie
+ * alone, if the browser keeps that one, and the refusal reaches the game as a `persistence` event.
  */
 function sharedStorage(given: LeaseStorage | undefined): SecureStorage {
   let local: LeaseStorage | null | undefined = given;
   try {
     local ??= (globalThis as { localStorage?: LeaseStorage | null }).localStorage;
-  } catch {
-    local = undefined;
+  } catch (err) {
+    // A DOMException (SecurityError), passed on as the browser threw it.
+    return refusedStorage(err as Error);
   }
   return local ? webStorage(local) : new MemorySecureStorage();
 }

@@ -38,6 +38,20 @@ export class MemorySecureStorage implements SecureStorage {
 }
 
 /**
+ * Storage the browser refused altogether (its settings block the site's storage): nothing is kept,
+ * and every write is refused with the browser's error, so that the session's keeper keeps what it
+ * needs in memory and the game hears `persistence` say that the session is not saved.
+ */
+export function refusedStorage(error: Error): SecureStorage {
+  return {
+    get: () => Promise.resolve(null),
+    set: () => Promise.reject(error),
+    delete: () => Promise.resolve(),
+    lock: processLock(),
+  };
+}
+
+/**
  * A browser has no keystore. This adapter keeps the refresh token in Web Storage
  * (`localStorage` to survive a reload and a restart, `sessionStorage` for one tab), where any
  * script of the page's origin can read it: use it only on a page whose Content-Security-Policy

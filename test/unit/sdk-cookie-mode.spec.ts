@@ -258,7 +258,7 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     expect(heard).toEqual([]);
   });
 
-  it('keeps the session where the browser refuses page storage altogether', async () => {
+  it('keeps the session where the browser refuses page storage altogether, and tells the game', async () => {
     const service = new CookieService();
     const had = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
     // Storage blocked for the site: reading window.localStorage throws.
@@ -276,9 +276,15 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
         fetch: service.fetch as unknown as typeof fetch,
         autoRefresh: false,
       });
+      const heard: PersistenceChange[] = [];
+      c.on('persistence', (change) => heard.push(change));
       const created = await c.createGuest();
       await c.refresh();
       expect(c.userId).toBe(created.user_id);
+      // The game can warn the player: the session is not saved beyond this page.
+      expect(heard).toEqual([
+        { saved: false, item: 'session_id', error: expect.objectContaining({ name: 'SecurityError' }) },
+      ]);
     } finally {
       if (had) Object.defineProperty(globalThis, 'localStorage', had);
       else delete (globalThis as { localStorage?: unknown }).localStorage;
