@@ -348,9 +348,14 @@ export class SessionKeeper {
       written = await this.write(storage, tokens.refresh_token, 'refresh_token');
       this.known = tokens.refresh_token;
       this.unsaved = written.saved ? null : { token: tokens.refresh_token, over };
-      // Without its token stored, the set beside it would name a token no tab can read.
+      // Without its token stored, the set beside it would name a token no tab can read. The set
+      // only spares another tab a rotation: one storage refuses (a quota the token fits in and the
+      // larger set overruns) costs no session, and the older set left names an older token, which
+      // no tab takes over.
       if (written.saved)
-        await storage.set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)));
+        await storage
+          .set(this.sessionKey(), encodeStoredSession(this.toStored(held, tokens.refresh_token)))
+          .catch(() => undefined);
     } else if (reason !== 'refreshed') {
       // A new session without a refresh token (a client without offline_access): the stored one
       // belongs to the session it replaced.

@@ -819,6 +819,29 @@ describe('the SDK tells the game when storage refuses to keep the session', () =
     expect(await storage.get(KEY)).toBe(kept.refresh_token);
   });
 
+  it('fails no call and says nothing when storage keeps the token but refuses the set beside it', async () => {
+    // A quota the token fits in and the larger token set (with its access token) overruns.
+    class NoRoomForTheSet extends MemorySecureStorage {
+      override set(key: string, value: string): Promise<void> {
+        if (key.endsWith(':session')) return Promise.reject(new DOMException('quota', 'QuotaExceededError'));
+        return super.set(key, value);
+      }
+    }
+    const storage = new NoRoomForTheSet();
+    const service = guestService();
+    const c = client(service, { storage });
+    const events = record(c);
+    const created = await c.createGuest();
+    const refreshed = await c.refresh();
+    expect(await storage.get(KEY)).toBe(refreshed.refresh_token);
+    expect(service.presented()).toEqual([created.refresh_token]);
+    // A page loaded later goes on with the stored token.
+    const other = client(service, { storage });
+    await other.refresh();
+    expect(service.presented()).toEqual([created.refresh_token, refreshed.refresh_token]);
+    expect(events.seen).toEqual(['session:created', 'user:created']);
+  });
+
   it('goes on when a storage listener throws, and still tells the other listeners', async () => {
     const thrown: unknown[] = [];
     const original = globalThis.queueMicrotask;
