@@ -438,10 +438,19 @@ export class SessionKeeper {
     this.events.stored(written);
   }
 
+  /**
+   * Deletes the stored session, which the service ended or replaced. A delete storage refuses (a
+   * failing keystore) leaves a token that a later refresh presents only to be refused with
+   * invalid_grant, so it must not keep the session from ending here, nor stand in for the
+   * service's answer that the game acts on.
+   */
   private async dropStored(): Promise<void> {
-    await this.opts.storage?.delete(this.refreshKey());
-    await this.opts.storage?.delete(this.sessionKey());
-    if (this.opts.cookie) await this.opts.storage?.delete(`${this.opts.name}:refresh_token`);
+    const keys = [
+      this.refreshKey(),
+      this.sessionKey(),
+      ...(this.opts.cookie ? [`${this.opts.name}:refresh_token`] : []),
+    ];
+    for (const key of keys) await this.opts.storage?.delete(key).catch(() => undefined);
   }
 
   /** Cookie mode keeps the session id under its own key: no stored secret is ever mistaken for it. */

@@ -738,6 +738,39 @@ describe('storage and locks', () => {
     expect(err).toBeInstanceOf(GuestApiError);
     expect(err).toMatchObject({ status: 0, code: 'network_error' });
   });
+
+  it('ends the session when storage refuses to delete it: sign-out, erasure, and a refused token', async () => {
+    class NoDeletes extends MemorySecureStorage {
+      override delete(): Promise<void> {
+        return Promise.reject(new Error('keystore unavailable'));
+      }
+    }
+    let refuse = false;
+    const service = new FakeService((call) => {
+      if (call.path === 'guest') return json(201, { ...tokens(), user_id: 'usr_1' });
+      if (call.path === 'token' && refuse) return json(400, { error: 'invalid_grant' });
+      return call.path === 'token' ? json(200, tokens()) : json(200, call.path === 'me' ? { deleted: true } : {});
+    });
+    const c = client(service, { storage: new NoDeletes() });
+    const events = record(c);
+    await c.createGuest();
+    await c.revoke();
+    await c.createGuest();
+    await c.deleteAccount();
+    await c.createGuest();
+    refuse = true;
+    // The game's "resume or create" needs the service's answer, not the storage's.
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'invalid_grant' });
+    expect(c.userId).toBeNull();
+    expect(events.seen.filter((e) => e.startsWith('session:'))).toEqual([
+      'session:created',
+      'session:revoked',
+      'session:created',
+      'session:deleted',
+      'session:created',
+      'session:ended',
+    ]);
+  });
 });
 
 describe('the SDK tells the game when storage refuses to keep the session', () => {
