@@ -140,7 +140,11 @@ export class SessionKeeper {
   async accessToken(): Promise<string> {
     const held = this.held;
     if (held && Date.now() < held.refreshAt) {
-      if (!this.opts.storage || (await this.stored()) === this.known) return held.accessToken;
+      // Storage that cannot be read now (a keystore locked with the device) cannot show what
+      // another client did; the token held is fresh, and the game's calls need it more than the
+      // check, which the refresh at `refreshAt` makes again.
+      const stored = this.opts.storage ? await this.stored().catch(() => this.known) : this.known;
+      if (stored === this.known) return held.accessToken;
     }
     if (!this.opts.storage) {
       if (held && Date.now() < held.expiresAt) return held.accessToken;

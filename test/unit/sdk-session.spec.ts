@@ -739,6 +739,23 @@ describe('storage and locks', () => {
     expect(err).toMatchObject({ status: 0, code: 'network_error' });
   });
 
+  it('hands out the fresh access token it holds while storage cannot be read', async () => {
+    // A keystore locked with the device (a game playing on in the background).
+    class Locked extends MemorySecureStorage {
+      locked = false;
+      override get(key: string): Promise<string | null> {
+        return this.locked ? Promise.reject(new Error('keystore locked')) : super.get(key);
+      }
+    }
+    const service = new FakeService(() => json(201, { ...tokens(), user_id: 'usr_1' }));
+    const storage = new Locked();
+    const c = client(service, { storage });
+    await c.createGuest();
+    storage.locked = true;
+    expect(await c.getAccessToken()).toBe(c.accessToken);
+    expect(service.presented()).toEqual([]);
+  });
+
   it('ends the session when storage refuses to delete it: sign-out, erasure, and a refused token', async () => {
     class NoDeletes extends MemorySecureStorage {
       override delete(): Promise<void> {
