@@ -308,7 +308,10 @@ export class SessionKeeper {
     const s = decodeStoredSession((await this.opts.storage?.get(this.sessionKey())) ?? null);
     if (!s || s.refresh_token !== refreshToken || Date.now() >= s.refresh_at) return null;
     this.known = refreshToken;
+    // Storage holds the session taken over: a token an earlier refusal left unsaved is of no use.
+    this.unsaved = null;
     this.hold(heldSession(s, s.expires_at, s.refresh_at), 'adopted');
+    this.events.stored({ saved: true, item: 'refresh_token' });
     return this.tokenSet(this.held as HeldSession, refreshToken);
   }
 

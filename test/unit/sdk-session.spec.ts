@@ -869,6 +869,33 @@ describe('the SDK tells the game when storage refuses to keep the session', () =
     expect(await storage.get(KEY)).toBe(kept.refresh_token);
   });
 
+  it('tells that the session is saved when the client takes over the one another tab stored', async () => {
+    let guests = 0;
+    const service = new FakeService(() => {
+      guests += 1;
+      return json(201, { ...tokens({ session: `ses_${guests}`, sub: `usr_${guests}` }), user_id: `usr_${guests}` });
+    });
+    const storage = new FullStorage();
+    const tabA = client(service, { storage });
+    const events = record(tabA);
+    storage.full = true;
+    await tabA.createGuest();
+    storage.full = false;
+    // Another tab found no stored session and started its own guest, which storage kept.
+    const tabB = client(service, { storage });
+    await tabB.createGuest();
+    await tabA.getAccessToken();
+    expect(tabA.sessionId).toBe(tabB.sessionId);
+    expect(events.seen).toEqual([
+      'session:created',
+      'user:created',
+      'persistence:refused',
+      'session:adopted',
+      'user:adopted',
+      'persistence:saved',
+    ]);
+  });
+
   it('fails no call and says nothing when storage keeps the token but refuses the set beside it', async () => {
     // A quota the token fits in and the larger token set (with its access token) overruns.
     class NoRoomForTheSet extends MemorySecureStorage {
