@@ -49,6 +49,8 @@ let mode = 'upgrade';
 let refusedProof = null;
 /** The credentials attached to a full account, as `GET me` lists them. */
 let identities = [];
+/** Whether storage keeps the session, as the SDK's `persistence` event last said. */
+let saved = true;
 
 const scoreKey = (userId) => `star-clicker:score:${userId}`;
 
@@ -66,6 +68,8 @@ function describe(identity) {
 
 function render() {
   $('player').hidden = auth.userId === null;
+  // Only a guest is lost with its session; an account signs in again anywhere.
+  $('not-saved').hidden = saved || auth.isGuest !== true;
   $('save').hidden = auth.isGuest !== true;
   $('provider-choice').hidden = !config.provider;
   if (config.provider) $('provider').textContent = `Sign in with ${config.provider.name}`;
@@ -171,6 +175,12 @@ function run(action) {
 auth.on('user', () => run(loadIdentities)());
 auth.on('session', (change) => {
   if (change.reason === 'ended') run(async () => say(`Your session ended. ${await resume()}`))();
+});
+// The browser refused to keep the session (localStorage full, or blocked): the guest is lost with
+// this page unless the player attaches a credential. Said once, and once more when a write succeeds.
+auth.on('persistence', (change) => {
+  saved = change.saved;
+  render();
 });
 // Another tab replaced or ended the session (the SDK shares its id, no secret, in localStorage), or
 // caught a star: catch up now rather than at this tab's next refresh.

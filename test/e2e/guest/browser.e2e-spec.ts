@@ -225,4 +225,33 @@ describe('a game on another site, in Chromium: guest, upgrade, sign-in, refresh'
     await shot('05-after-reload');
     expect(problems).toEqual([]);
   });
+
+  it('warns a guest while localStorage refuses the session, and stops once it keeps it', async () => {
+    // localStorage full for the SDK's session id, as a phone short of space leaves it; the game's
+    // own scores still fit. A reload keeps it full; `roomAgain` frees it.
+    await context.addInitScript(() => {
+      const setItem = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (key: string, value: string) {
+        if (key.endsWith(':cookie_session') && !(globalThis as { roomAgain?: boolean }).roomAgain)
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        setItem.call(this, key, value);
+      };
+    });
+    const warning = page.locator('#not-saved');
+    const guestId = await playAsGuest();
+    await warning.waitFor({ state: 'visible' });
+    await shot('06-not-saved');
+    // The HttpOnly cookie still holds the session: a reload resumes the guest, and warns again.
+    await page.reload();
+    await status()
+      .filter({ hasText: `Welcome back, ${guestId}` })
+      .waitFor();
+    await warning.waitFor({ state: 'visible' });
+    // Room again: the next refresh writes the session id, and the warning goes.
+    await page.evaluate('globalThis.roomAgain = true; starClicker.auth.refresh().then(() => undefined)');
+    await warning.waitFor({ state: 'hidden' });
+    const keys = await page.evaluate<string[]>('Object.keys(localStorage)');
+    expect(keys.some((key) => key.endsWith(':cookie_session'))).toBe(true);
+    expect(problems).toEqual([]);
+  });
 });
