@@ -1,4 +1,5 @@
-import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { EmailField } from '../http/email-field';
 import { OptionalField } from '../http/optional-field';
 import { CLIENT_ID_PATTERN, FLOW_ID_PATTERN, PROOF_ID_PATTERN } from '../directory/identifiers';
 
@@ -19,7 +20,7 @@ export class ProofDto extends FlowBoundDto {
 }
 
 export class TenantEmailStartDto extends FlowBoundDto {
-  @IsString() @MaxLength(254) @IsEmail() email!: string;
+  @EmailField() email!: string;
 }
 
 export class TenantEmailVerifyDto extends TenantEmailStartDto {

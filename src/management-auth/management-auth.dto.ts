@@ -1,10 +1,11 @@
-import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { EmailField } from '../http/email-field';
 import { OptionalField } from '../http/optional-field';
 import { FLOW_ID_PATTERN, SESSION_ID_PATTERN } from '../directory/identifiers';
 
 export class EmailStartDto {
   @IsString() @Matches(FLOW_ID_PATTERN) flow_id!: string;
-  @IsString() @MaxLength(254) @IsEmail() email!: string;
+  @EmailField() email!: string;
 }
 
 export class EmailConfirmDto extends EmailStartDto {

@@ -99,6 +99,14 @@ describe('guest upgrade by email (spec 4.3)', () => {
     ]);
   });
 
+  it('refuses an address with a quoted local part at email/start (400 invalid_request), and mails nothing', async () => {
+    const c = await guestWithIntent();
+    await expect(c.startEmail('"catcher@elsewhere.example x"@acme.example')).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(w.t.smtp.countFor('catcher@elsewhere.example')).toBe(0);
+  });
+
   it('renews the flow’s intent for the same session and refuses it to any other session (409 intent_conflict)', async () => {
     const c = w.client();
     await c.createGuest();

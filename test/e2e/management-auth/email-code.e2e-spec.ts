@@ -78,6 +78,22 @@ describe('management email codes: origin, flow cookie, attempts, lifetime', () =
     await emailPost(t, 'start', flow, { email: 'not-an-email' }).expect(400);
   });
 
+  it('refuses an address with a quoted local part, a comment or an address literal, and mails nothing', async () => {
+    // A quoted local part holding another address is valid RFC 5322, and mail libraries have read
+    // it as that other address (nodemailer before 7.0.7): the code went to a mailbox the address
+    // does not name, and the sign-in verified an address at a domain the sender never controlled.
+    const flow = await startFlow(t);
+    for (const email of [
+      '"catcher@elsewhere.example x"@studio.example',
+      '"someone"@studio.example',
+      'someone(comment)@studio.example',
+      'someone@[127.0.0.1]',
+    ])
+      await emailPost(t, 'start', flow, { email }).expect(400);
+    expect(t.smtp.countFor('catcher@elsewhere.example')).toBe(0);
+    await emailPost(t, 'start', flow, { email: "o'brien+games@studio.example" }).expect(202);
+  });
+
   it('stores the code only as an HMAC', async () => {
     const flow = await startFlow(t);
     const code = await requestCode(t, flow, 'hmac@studio.example');

@@ -324,6 +324,21 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
         says: invalid(),
       },
       {
+        // The sign-in form refuses it (a quoted local part), so that member could never sign in.
+        argv: [
+          'membership',
+          'add',
+          '--tenant',
+          'acme',
+          '--email',
+          '"x@elsewhere.example y"@acme.example',
+          '--role',
+          'viewer',
+        ],
+        status: 1,
+        says: invalid(),
+      },
+      {
         argv: ['membership', 'add', '--tenant', 'acme', '--email', 'ops@acme.example', '--role', 'developer'],
         status: 0,
       },
