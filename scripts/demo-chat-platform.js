@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A stand-in chat platform for `npm run demo` only (Discord-compatible, contract section 1): its
 // authorize page asks for a user name and consents at once, so the demo needs no real platform
-// account. The same name always gives the same platform user id. Never for production.
+// account. The same name always gives the same platform user id. As Discord, it takes PKCE S256
+// only: a code is bound to the authorize request's challenge, and its exchange must carry the
+// matching verifier (none when there was no challenge). Never for production.
 'use strict';
 const { createServer } = require('node:http');
 const { createHash, randomBytes } = require('node:crypto');
@@ -19,6 +21,20 @@ const userFor = (name) => ({
   verified: false,
 });
 
+// The S256 challenge of an authorize request: null without one, undefined when it is not S256.
+function challengeOf(q) {
+  const challenge = q.get('code_challenge');
+  if (challenge === null || challenge === '') return null;
+  return q.get('code_challenge_method') === 'S256' && /^[A-Za-z0-9_-]{43}$/.test(challenge) ? challenge : undefined;
+}
+
+// RFC 7636 section 4.6; a code issued without a challenge takes no verifier (RFC 9700 section 4.8.2).
+function verifierMatches(challenge, verifier) {
+  if (challenge === null) return verifier === null;
+  if (verifier === null || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
+  return createHash('sha256').update(verifier).digest('base64url') === challenge;
+}
+
 function readBody(req) {
   return new Promise((resolve) => {
     let body = '';
@@ -34,7 +50,15 @@ createServer((req, res) => {
     res.end(JSON.stringify(body));
   };
   if (req.method === 'GET' && url.pathname === '/oauth2/authorize') {
-    const keep = ['redirect_uri', 'state']
+    if (challengeOf(url.searchParams) === undefined) {
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      back.searchParams.set('error', 'invalid_request');
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      res.writeHead(302, { Location: back.toString() });
+      res.end();
+      return;
+    }
+    const keep = ['redirect_uri', 'state', 'code_challenge', 'code_challenge_method']
       .map((k) => `<input type="hidden" name="${k}" value="${escape(url.searchParams.get(k) ?? '')}">`)
       .join('');
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -45,7 +69,9 @@ createServer((req, res) => {
     );
   } else if (req.method === 'GET' && url.pathname === '/oauth2/consent') {
     const code = randomBytes(18).toString('base64url');
-    codes.set(code, userFor(url.searchParams.get('username') || 'star_player'));
+    const challenge = challengeOf(url.searchParams);
+    if (challenge === undefined) return json(400, { error: 'invalid_request' });
+    codes.set(code, { user: userFor(url.searchParams.get('username') || 'star_player'), challenge });
     const back = new URL(url.searchParams.get('redirect_uri') ?? '');
     back.searchParams.set('code', code);
     back.searchParams.set('state', url.searchParams.get('state') ?? '');
@@ -53,10 +79,14 @@ createServer((req, res) => {
     res.end();
   } else if (req.method === 'POST' && url.pathname === '/api/v10/oauth2/token') {
     void readBody(req).then((body) => {
-      const user = codes.get(new URLSearchParams(body).get('code') ?? '');
-      if (!user) return json(400, { error: 'invalid_grant' });
+      const form = new URLSearchParams(body);
+      const code = form.get('code') ?? '';
+      const issued = codes.get(code);
+      codes.delete(code);
+      if (!issued || !verifierMatches(issued.challenge, form.get('code_verifier')))
+        return json(400, { error: 'invalid_grant' });
       const token = randomBytes(18).toString('base64url');
-      tokens.set(token, user);
+      tokens.set(token, issued.user);
       json(200, { access_token: token, token_type: 'Bearer', expires_in: 600, scope: 'identify email' });
     });
   } else if (req.method === 'GET' && url.pathname === '/api/v10/users/@me') {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { custom, errors, Issuer, type BaseClient } from 'openid-client';
+import { custom, errors, generators, Issuer, type BaseClient } from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import type { ChatPlatformApp } from '../directory/chat-platform-apps.repository';
@@ -14,24 +14,36 @@ export interface ChatPlatformUser {
 
 /**
  * The Discord-compatible provider (contract section 1), a plain OAuth 2.0 server, through
- * openid-client as the OpenID Connect providers are: the authorization URL, the code exchange at
- * `{base}/oauth2/token` (client_secret_basic), then `{base}/users/@me`. Every call is bounded by
- * DEPENDENCY_TIMEOUT_MS; an unreachable, slow or failing platform is a 503 and no proof is issued.
+ * openid-client as the OpenID Connect providers are: the authorization URL (code, PKCE S256,
+ * state), the code exchange at `{base}/oauth2/token` (client_secret_basic, with the verifier), then
+ * `{base}/users/@me`. Every call is bounded by DEPENDENCY_TIMEOUT_MS; an unreachable, slow or
+ * failing platform is a 503 and no proof is issued.
  */
 @Injectable()
 export class ChatPlatformClient {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  authorizeUrl(app: ChatPlatformApp, state: string): string {
+  /** `checks`: the state and the PKCE verifier the caller keeps with it, server-side. */
+  authorizeUrl(app: ChatPlatformApp, checks: { state: string; codeVerifier: string }): string {
     // No `prompt=none` (issue 22, finding 2): the platform asks the player every time, so a link
     // someone else sent cannot carry a player who authorized the game before through unseen.
-    return this.client(app).authorizationUrl({ scope: 'identify email', state });
+    // PKCE S256 (RFC 9700 section 2.1.1): the platform binds the code to the challenge, so only the
+    // flow that asked for the code can exchange it, however the code itself travels.
+    return this.client(app).authorizationUrl({
+      scope: 'identify email',
+      state: checks.state,
+      code_challenge: generators.codeChallenge(checks.codeVerifier),
+      code_challenge_method: 'S256',
+    });
   }
 
-  async userForCode(app: ChatPlatformApp, code: string): Promise<ChatPlatformUser> {
+  async userForCode(app: ChatPlatformApp, code: string, codeVerifier: string): Promise<ChatPlatformUser> {
     const client = this.client(app);
-    // The state was checked and consumed by the caller before the platform is called at all.
-    const tokens = await platformCall(() => client.oauthCallback(app.redirectUri, { code }, {}));
+    // The state was checked and consumed by the caller before the platform is called at all; the
+    // verifier is the one kept with that state, so a code issued for another state is refused.
+    const tokens = await platformCall(() =>
+      client.oauthCallback(app.redirectUri, { code }, { code_verifier: codeVerifier }),
+    );
     if (typeof tokens.access_token !== 'string') throw new DependencyUnavailableError('chat_platform');
     const res = await platformCall(() =>
       client.requestResource(`${this.config.chatPlatform.apiBase}/users/@me`, tokens.access_token as string),

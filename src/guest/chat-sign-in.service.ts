@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ChatPlatformAppsRepository, type ChatPlatformApp } from '../directory/chat-platform-apps.repository';
 import { AppError } from '../errors/app-error';
-import { objectDecoder } from '../platform/redis/decode';
+import { newSecret } from '../platform/crypto/ids';
+import { isString, objectDecoder } from '../platform/redis/decode';
 import { OneTimeStore } from '../platform/redis/one-time-store';
 import { BrowserFlows, type BoundFlow, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
 import {
@@ -35,8 +36,25 @@ export const chatBindingCookieName = (bindingId: string): string => `__Host-svc_
 /** Where a flow started by a page is, between `POST chat/start` and the bounce. */
 const decodeChatHandle = objectDecoder<SignInHandle>(SIGN_IN_HANDLE_FIELDS);
 
-/** The flow the state belongs to and, after a bounce, the bounce's binding (contract section 11). */
-const decodeChatState = objectDecoder<BoundSignInState>({ ...SIGN_IN_HANDLE_FIELDS, ...BINDING_FIELDS });
+/**
+ * The flow the state belongs to, after a bounce the bounce's binding (contract section 11), and the
+ * PKCE verifier whose S256 challenge the platform bound to the code it issued for this state
+ * (RFC 7636, RFC 9700 section 2.1.1). The verifier never leaves the server until the code
+ * exchange, so a code taken from another flow (a leaked address, a log) fails at the platform.
+ */
+interface ChatSignInState extends BoundSignInState {
+  readonly codeVerifier: string;
+}
+
+/**
+ * A state written before the verifier was kept has none and decodes as absent: refused as unknown
+ * (a JSON 400, as a spent state), never exchanged without PKCE.
+ */
+const decodeChatState = objectDecoder<ChatSignInState>({
+  ...SIGN_IN_HANDLE_FIELDS,
+  ...BINDING_FIELDS,
+  codeVerifier: isString,
+});
 
 /**
  * The chat-platform flow (contract section 6): `start` sends the browser to the platform with a
@@ -46,7 +64,7 @@ const decodeChatState = objectDecoder<BoundSignInState>({ ...SIGN_IN_HANDLE_FIEL
 @Injectable()
 export class ChatSignInService {
   private readonly logger = new Logger('ChatSignIn');
-  private readonly states: SignInStates<SignInHandle, BoundSignInState>;
+  private readonly states: SignInStates<SignInHandle, ChatSignInState>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -108,14 +126,16 @@ export class ChatSignInService {
     flow: BoundFlow,
     binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
+    const codeVerifier = newSecret();
     const state = await this.states.newState({
       tenantId: owner.tenantId,
       clientId: owner.clientId,
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
+      codeVerifier,
       ...binding,
     });
-    return this.platform.authorizeUrl(app, state);
+    return this.platform.authorizeUrl(app, { state, codeVerifier });
   }
 
   /**
@@ -140,7 +160,7 @@ export class ChatSignInService {
   }
 
   private async complete(
-    pending: BoundSignInState,
+    pending: ChatSignInState,
     reply: { code?: string | undefined; error?: string | undefined },
     readCookie: (name: string) => string | undefined,
   ): Promise<Record<string, string>> {
@@ -151,7 +171,7 @@ export class ChatSignInService {
       return { error: reply.error === 'access_denied' ? 'access_denied' : 'server_error' };
     const app = await this.apps.find(pending.tenantId);
     if (!app) throw new AppError('not_found', 'The tenant has no chat platform.');
-    const user = await this.platform.userForCode(app, reply.code);
+    const user = await this.platform.userForCode(app, reply.code, pending.codeVerifier);
     const proof = await this.proofs.issue(pending, {
       provider: 'chat_platform',
       subject: user.id,

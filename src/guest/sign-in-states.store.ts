@@ -24,7 +24,7 @@ export const SIGN_IN_HANDLE_FIELDS = { tenantId: isString, clientId: isString, f
  */
 export const BINDING_FIELDS = { bindingId: optional(isString), bindingHash: optional(isString) };
 
-/** A state as the chat platform's flow keeps it: the handle's fields and the binding. */
+/** What every state keeps: the handle's fields and the binding; each flow adds its own checks. */
 export type BoundSignInState = SignInHandle & BoundState;
 
 /**

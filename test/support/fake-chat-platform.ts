@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -19,6 +19,12 @@ export interface ChatApplication {
   readonly redirectUri: string;
 }
 
+/** A code as the platform issued it: the user it signs in as, and the PKCE challenge it is bound to. */
+interface IssuedCode {
+  readonly user: ChatUser;
+  readonly codeChallenge: string | null;
+}
+
 /** `hang` never answers token or user requests; `error500` answers them with 500. */
 export type ChatPlatformMode = 'normal' | 'hang' | 'error500';
 
@@ -28,11 +34,15 @@ const SESSION_COOKIE = 'fake_chat_session';
 /**
  * A Discord-compatible OAuth 2.0 provider over real HTTP for tests (contract section 1):
  * `POST {apiBase}/oauth2/token` (authorization_code grant) and `GET {apiBase}/users/@me`.
- * Tests that skip the browser use `registerUser`, which hands out the code the platform would have
- * put on the redirect, and call the service's callback with it. In a browser, `browserSession`
- * signs a player in to the platform (a cookie of the platform's origin); its authorize page then
- * offers an `#approve` link that redirects to the callback with a code, and with `prompt=none` a
- * player who authorized the application before is sent back at once, as Discord does.
+ * As Discord (its metadata lists `code_challenge_methods_supported: ["S256"]`), a code is bound to
+ * the PKCE challenge of the authorize request that got it: the token request must carry the
+ * matching verifier, and one for a code that had no challenge must carry none (RFC 9700 section
+ * 4.8.2). Tests that skip the browser use `registerUser`, which hands out the code the platform
+ * would have put on the redirect of the authorize URL they pass, and call the service's callback
+ * with it. In a browser, `browserSession` signs a player in to the platform (a cookie of the
+ * platform's origin); its authorize page then offers an `#approve` link that redirects to the
+ * callback with a code bound to the page's challenge, and with `prompt=none` a player who
+ * authorized the application before is sent back at once, as Discord does.
  */
 export class FakeChatPlatform {
   readonly apiBase: string;
@@ -44,13 +54,13 @@ export class FakeChatPlatform {
 
   private mode: ChatPlatformMode = 'normal';
   private application: ChatApplication | null = null;
-  private readonly codes = new Map<string, ChatUser>();
+  private readonly codes = new Map<string, IssuedCode>();
   private readonly tokens = new Map<string, ChatUser>();
   private readonly sockets = new Set<Socket>();
   /** Platform sign-in cookies of browsers, and the users that authorized the application. */
   private readonly sessions = new Map<string, ChatUser>();
   private readonly authorized = new Set<string>();
-  private readonly consents = new Map<string, { user: ChatUser; redirectUri: string; state: string }>();
+  private readonly consents = new Map<string, IssuedCode & { redirectUri: string; state: string }>();
 
   private constructor(
     private readonly server: Server,
@@ -90,11 +100,16 @@ export class FakeChatPlatform {
     this.mode = mode;
   }
 
-  /** A fresh one-time authorization code that signs in as `user`. */
-  registerUser(user: ChatUser): string {
-    const code = randomBytes(22).toString('base64url');
-    this.codes.set(code, { ...user });
-    return code;
+  /**
+   * A fresh one-time authorization code that signs in as `user`, issued on the consent to
+   * `authorizeUrl` (the platform URL the service sent the browser to): bound to its PKCE challenge,
+   * or to none when it has none or is not given.
+   */
+  registerUser(user: ChatUser, authorizeUrl?: string): string {
+    const pkce =
+      authorizeUrl === undefined ? { codeChallenge: null } : pkceChallenge(new URL(authorizeUrl).searchParams);
+    if (!pkce) throw new Error('the authorize URL asks for PKCE other than S256');
+    return this.issueCode(user, pkce.codeChallenge);
   }
 
   /**
@@ -149,11 +164,21 @@ export class FakeChatPlatform {
       res.end('invalid redirect_uri');
       return;
     }
+    const pkce = pkceChallenge(q);
+    if (!pkce) {
+      // Discord supports S256 only; the error goes back to the client, as RFC 7636 section 4.4.1 says.
+      const back = new URL(redirectUri);
+      back.searchParams.set('error', 'invalid_request');
+      back.searchParams.set('state', state);
+      res.writeHead(302, { Location: back.toString() });
+      res.end();
+      return;
+    }
     const session = /(?:^|;\s*)fake_chat_session=([A-Za-z0-9_-]+)/.exec(req.headers.cookie ?? '')?.[1];
     const user = session ? this.sessions.get(session) : undefined;
     if (q.get('prompt') === 'none') {
       const back = new URL(redirectUri);
-      if (user && this.authorized.has(user.id)) back.searchParams.set('code', this.registerUser(user));
+      if (user && this.authorized.has(user.id)) back.searchParams.set('code', this.issueCode(user, pkce.codeChallenge));
       else back.searchParams.set('error', 'consent_required');
       back.searchParams.set('state', state);
       res.writeHead(302, { Location: back.toString() });
@@ -161,7 +186,7 @@ export class FakeChatPlatform {
       return;
     }
     const ticket = randomBytes(16).toString('base64url');
-    if (user) this.consents.set(ticket, { user, redirectUri, state });
+    if (user) this.consents.set(ticket, { user, redirectUri, state, codeChallenge: pkce.codeChallenge });
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
     res.end(
       '<!doctype html><title>Authorize</title><p>Fake chat platform: authorize this application?</p>' +
@@ -175,10 +200,16 @@ export class FakeChatPlatform {
     if (!consent) return json(res, 400, { message: 'unknown consent', code: 0 });
     this.authorized.add(consent.user.id);
     const back = new URL(consent.redirectUri);
-    back.searchParams.set('code', this.registerUser(consent.user));
+    back.searchParams.set('code', this.issueCode(consent.user, consent.codeChallenge));
     back.searchParams.set('state', consent.state);
     res.writeHead(302, { Location: back.toString() });
     res.end();
+  }
+
+  private issueCode(user: ChatUser, codeChallenge: string | null): string {
+    const code = randomBytes(22).toString('base64url');
+    this.codes.set(code, { user: { ...user }, codeChallenge });
+    return code;
   }
 
   /** Applies the fault mode; true when the request must get no normal answer. */
@@ -209,12 +240,17 @@ export class FakeChatPlatform {
       return json(res, 400, { error: 'unsupported_grant_type' });
     }
     const code = form.get('code') ?? '';
-    const user = this.codes.get(code);
+    const issued = this.codes.get(code);
     // A presented code is spent even when the rest of the request is wrong, as real providers do.
     this.codes.delete(code);
-    if (!user || form.get('redirect_uri') !== app.redirectUri) {
+    if (
+      !issued ||
+      form.get('redirect_uri') !== app.redirectUri ||
+      !verifierMatches(issued, form.get('code_verifier'))
+    ) {
       return json(res, 400, { error: 'invalid_grant' });
     }
+    const user = issued.user;
     const accessToken = randomBytes(22).toString('base64url');
     this.tokens.set(accessToken, user);
     json(res, 200, {
@@ -239,6 +275,29 @@ export class FakeChatPlatform {
       verified: user.verified ?? email !== null,
     });
   }
+}
+
+/**
+ * The PKCE challenge of an authorize request (`codeChallenge` null without one); null for a
+ * challenge without `code_challenge_method=S256` (RFC 7636's default is `plain`, which Discord
+ * does not offer).
+ */
+function pkceChallenge(q: URLSearchParams): { readonly codeChallenge: string | null } | null {
+  const challenge = q.get('code_challenge');
+  if (challenge === null) return { codeChallenge: null };
+  const s256 = q.get('code_challenge_method') === 'S256' && /^[A-Za-z0-9_-]{43}$/.test(challenge);
+  return s256 ? { codeChallenge: challenge } : null;
+}
+
+/**
+ * RFC 7636 section 4.6: the verifier (43–128 unreserved characters) hashes to the code's
+ * challenge; a code issued without a challenge takes no verifier (RFC 9700 section 4.8.2, the
+ * downgrade a client could otherwise not notice).
+ */
+function verifierMatches(issued: IssuedCode, verifier: string | null): boolean {
+  if (issued.codeChallenge === null) return verifier === null;
+  if (verifier === null || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
+  return createHash('sha256').update(verifier).digest('base64url') === issued.codeChallenge;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

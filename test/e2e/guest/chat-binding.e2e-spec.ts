@@ -30,17 +30,36 @@ describe('chat page flow bound to the browser that follows it', () => {
     return { c, authorizeUrl: await c.chatAuthorizeUrl() };
   }
 
-  /** A browser following the link: the bounce's cookie (`name=value`) and the platform's state. */
-  async function follow(authorizeUrl: string): Promise<{ cookie: string; state: string; setCookie: string }> {
+  /**
+   * A browser following the link: the bounce's cookie (`name=value`), the platform's URL (whose
+   * PKCE challenge the platform binds to the code it issues on consent) and its state.
+   */
+  async function follow(
+    authorizeUrl: string,
+  ): Promise<{ cookie: string; platformUrl: string; state: string; setCookie: string }> {
     const bounce = await w.t.auth().get(pathOf(authorizeUrl)).expect(302);
     const setCookie = ((bounce.headers['set-cookie'] as unknown as string[] | undefined) ?? []).join('\n');
     const to = new URL(bounce.headers.location as string);
     expect(`${to.origin}${to.pathname}`).toBe(w.chat.authorizeUrl);
     return {
       cookie: setCookie.split(';')[0] ?? '',
+      platformUrl: to.toString(),
       state: to.searchParams.get('state') as string,
       setCookie,
     };
+  }
+
+  /**
+   * A page's link carried to another browser: the attacker follows its own authorize_url, so its
+   * browser holds the binding, and sends the platform's URL (with the state and the challenge) to
+   * the victim, who has a flow and a bounce of its own.
+   */
+  async function carriedLink() {
+    const attacker = await pageFlow();
+    const attackerBrowser = await follow(attacker.authorizeUrl);
+    const victim = await pageFlow();
+    const victimBrowser = await follow(victim.authorizeUrl);
+    return { attacker, attackerBrowser, victim, victimBrowser };
   }
 
   const callback = (state: string, code: string, cookie?: string) => {
@@ -54,7 +73,12 @@ describe('chat page flow bound to the browser that follows it', () => {
     expect(`${link.origin}${link.pathname}`).toBe(`${w.t.authOrigin}/t/acme/chat/go`);
     expect([...link.searchParams.keys()]).toEqual(['handle']);
 
-    const { cookie, state, setCookie } = await follow(authorizeUrl);
+    const { cookie, platformUrl, state, setCookie } = await follow(authorizeUrl);
+    // PKCE S256 (RFC 9700): the platform binds the code to this challenge; the verifier stays server-side.
+    const platformQuery = new URL(platformUrl).searchParams;
+    expect(platformQuery.get('code_challenge_method')).toBe('S256');
+    expect(platformQuery.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(platformQuery.has('code_verifier')).toBe(false);
     expect(setCookie).toMatch(
       /^__Host-svc_chat_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
     );
@@ -63,7 +87,7 @@ describe('chat page flow bound to the browser that follows it', () => {
     await w.t.auth().get(pathOf(authorizeUrl)).expect(400);
 
     const user = chatUser();
-    const back = await callback(state, w.chat.registerUser(user), cookie).expect(302);
+    const back = await callback(state, w.chat.registerUser(user, platformUrl), cookie).expect(302);
     const location = new URL(back.headers.location as string);
     expect(location.hash).toBe('');
     expect([...location.searchParams.keys()]).toEqual(['proof_id', 'expires_in']);
@@ -103,12 +127,7 @@ describe('chat page flow bound to the browser that follows it', () => {
   });
 
   it('refuses a state carried to another browser: the attacker follows its own link, the victim consents', async () => {
-    // The attacker follows its own authorize_url, so its browser holds the binding, and sends the
-    // platform's URL (with the state) to the victim, who has a flow and a bounce of its own.
-    const attacker = await pageFlow();
-    const attackerBrowser = await follow(attacker.authorizeUrl);
-    const victim = await pageFlow();
-    const victimBrowser = await follow(victim.authorizeUrl);
+    const { attacker, attackerBrowser, victim, victimBrowser } = await carriedLink();
     const user = chatUser();
     const tokenCalls = w.chat.tokenRequests;
 
@@ -130,8 +149,37 @@ describe('chat page flow bound to the browser that follows it', () => {
     const rows = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE provider_subject = $1`, [user.id]);
     expect(rows.rows[0].n).toBe(0);
     // And the victim's own flow still works in the victim's browser.
-    const own = await callback(victimBrowser.state, w.chat.registerUser(user), victimBrowser.cookie).expect(302);
+    const own = await callback(
+      victimBrowser.state,
+      w.chat.registerUser(user, victimBrowser.platformUrl),
+      victimBrowser.cookie,
+    ).expect(302);
     await victim.c.upgrade(GuestClient.chatRedirectResult(own.headers.location as string).proof_id);
+  });
+
+  it('refuses the victim’s unexchanged code with a fresh state of the attacker’s own flow (PKCE): no proof, no identity', async () => {
+    // As above: the attacker's platform URL carried to the victim, who consents; the callback in
+    // the victim's browser is refused before the exchange, so the code stays valid at the platform.
+    const { attacker, attackerBrowser, victimBrowser } = await carriedLink();
+    const user = chatUser();
+    const victimCode = w.chat.registerUser(user, attackerBrowser.platformUrl);
+    const tokenCalls = w.chat.tokenRequests;
+    const userCalls = w.chat.userRequests;
+    const refused = await callback(attackerBrowser.state, victimCode, victimBrowser.cookie).expect(302);
+    expect(refused.headers.location).toBe('https://play.acme.example/auth?error=access_denied');
+    expect(w.chat.tokenRequests).toBe(tokenCalls);
+
+    // The code leaks (history, a proxy log). The attacker starts a flow of its own, with a fresh
+    // state bound to its own cookie, and brings the code to the callback from its own browser.
+    const fresh = await follow(await attacker.c.chatAuthorizeUrl());
+    const stolen = await callback(fresh.state, victimCode, fresh.cookie).expect(302);
+    // The platform refuses the exchange: the code is bound to the challenge of the state the
+    // victim's callback spent, and the fresh state's verifier does not match it.
+    expect(stolen.headers.location).toBe('https://play.acme.example/auth?error=server_error');
+    expect(w.chat.tokenRequests).toBe(tokenCalls + 1);
+    expect(w.chat.userRequests).toBe(userCalls);
+    const rows = await w.t.pg.query(`SELECT count(*)::int AS n FROM identities WHERE provider_subject = $1`, [user.id]);
+    expect(rows.rows[0].n).toBe(0);
   });
 
   it('refuses a made-up, malformed or other tenant’s handle before anything is written', async () => {
@@ -161,6 +209,7 @@ describe('chat page flow bound to the browser that follows it', () => {
       .expect(302);
     const to = new URL(start.headers.location as string);
     expect(to.searchParams.has('prompt')).toBe(false);
+    expect(to.searchParams.get('code_challenge_method')).toBe('S256');
     const other = w.client();
     await other.createGuest();
     const refused = await callback(

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
+import { sha256 } from '../../../src/platform/crypto/digests';
 import { GuestApiError, GuestClient } from '../../../sdk/src/guest-client';
 import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
@@ -13,25 +15,33 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
 
   const cookieOf = (c: GuestClient) => `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
 
+  /** `GET chat/start` with the flow cookie: the platform URL it sends the browser to, and its state. */
+  async function startChat(c: GuestClient): Promise<{ to: URL; state: string }> {
+    const url = new URL(c.chatStartUrl());
+    const start = await w.t
+      .auth()
+      .get(url.pathname + url.search)
+      .set('Cookie', cookieOf(c))
+      .expect(302);
+    const to = new URL(start.headers.location as string);
+    return { to, state: to.searchParams.get('state') as string };
+  }
+
   /** Runs the browser's part: start → platform (fake) → callback; returns the callback answer. */
   async function chatRound(
     c: GuestClient,
     user: { id: string; username: string; email?: string | null; verified?: boolean },
     extra: Record<string, string> = {},
   ) {
-    const start = await w.t
-      .auth()
-      .get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const to = new URL(start.headers.location as string);
+    const { to, state } = await startChat(c);
     expect(`${to.origin}${to.pathname}`).toBe(w.chat.authorizeUrl);
     expect(to.searchParams.get('client_id')).toBe('chat-app-1');
     expect(to.searchParams.get('redirect_uri')).toBe(`${w.t.authOrigin}/t/acme/chat/callback`);
     // The platform asks the player every time (issue 22, finding 2).
     expect(to.searchParams.has('prompt')).toBe(false);
-    const state = to.searchParams.get('state') as string;
-    const code = w.chat.registerUser({ global_name: null, ...user });
+    // PKCE S256: the platform binds the code to the challenge of the URL the player consented on.
+    expect(to.searchParams.get('code_challenge_method')).toBe('S256');
+    const code = w.chat.registerUser({ global_name: null, ...user }, to.toString());
     return w.t
       .auth()
       .get('/t/acme/chat/callback')
@@ -105,12 +115,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   it('refuses a replayed or foreign state; a callback without the flow cookie goes back to the game with access_denied', async () => {
     const c = w.client();
     await c.createGuest();
-    const start = await w.t
-      .auth()
-      .get(new URL(c.chatStartUrl()).pathname + new URL(c.chatStartUrl()).search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+    const { state } = await startChat(c);
     const code = w.chat.registerUser({ id: '222', username: 'x' });
     const noCookie = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).expect(302);
     expect(new URL(noCookie.headers.location as string).toString()).toBe(
@@ -124,6 +129,65 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       .query({ code, state: 'made-up' })
       .set('Cookie', cookieOf(c))
       .expect(400);
+  });
+
+  it('refuses a state written without a PKCE verifier (before this release) as unknown, before any exchange', async () => {
+    const c = w.client();
+    await c.createGuest();
+    const { to, state } = await startChat(c);
+    // The record as the previous release wrote it: the same fields, no `codeVerifier`.
+    const key = `gcs:{${sha256(state)}}`;
+    const { codeVerifier, ...old } = JSON.parse((await w.t.redis.get(key)) ?? 'null') as Record<string, unknown>;
+    expect(codeVerifier).toEqual(expect.any(String));
+    await w.t.redis.set(key, JSON.stringify(old), 'EX', 600);
+    const tokenCalls = w.chat.tokenRequests;
+    const code = w.chat.registerUser({ id: '6660001', username: 'old' }, to.toString());
+    const res = await w.t
+      .auth()
+      .get('/t/acme/chat/callback')
+      .query({ code, state })
+      .set('Cookie', cookieOf(c))
+      .expect(400);
+    expect(res.body).toMatchObject({ error: 'invalid_request' });
+    expect(w.chat.tokenRequests).toBe(tokenCalls);
+    // And the old record is spent, not left for another try.
+    expect(await w.t.redis.exists(key)).toBe(0);
+  });
+
+  it('the platform, as Discord, refuses a PKCE-bound code without its verifier or with another one', async () => {
+    // The application startGuestWorld configures for acme.
+    const [clientId, clientSecret, redirectUri] = [
+      'chat-app-1',
+      'chat-secret-1',
+      `${w.t.authOrigin}/t/acme/chat/callback`,
+    ];
+    const exchange = (code: string, verifier?: string) =>
+      fetch(`${w.chat.apiBase}/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          ...(verifier === undefined ? {} : { code_verifier: verifier }),
+        }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = (q: Record<string, string>) => `${w.chat.authorizeUrl}?${new URLSearchParams(q).toString()}`;
+    const bound = authorize({ code_challenge: challenge, code_challenge_method: 'S256' });
+    const user = { id: '6660002', username: 'pkce' };
+    const refused = { status: 400, body: { error: 'invalid_grant' } };
+    expect(await exchange(w.chat.registerUser(user, bound))).toEqual(refused);
+    expect(await exchange(w.chat.registerUser(user, bound), 'w'.repeat(43))).toEqual(refused);
+    expect(await exchange(w.chat.registerUser(user, bound), challenge)).toEqual(refused);
+    // A verifier for a code that had no challenge is refused too (the downgrade of RFC 9700 4.8.2).
+    expect(await exchange(w.chat.registerUser(user), verifier)).toEqual(refused);
+    expect(() => w.chat.registerUser(user, authorize({ code_challenge: challenge }))).toThrow();
+    expect(await exchange(w.chat.registerUser(user, bound), verifier)).toMatchObject({ status: 200 });
   });
 
   it('a chat account already linked elsewhere: 409 identity_in_use at upgrade, explicit sign-in to its owner instead', async () => {
@@ -151,13 +215,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   it('a declined consent returns the player to the game with error=access_denied, and spends the state', async () => {
     const c = w.client();
     await c.createGuest();
-    const url = new URL(c.chatStartUrl());
-    const start = await w.t
-      .auth()
-      .get(url.pathname + url.search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+    const { state } = await startChat(c);
     const tokenCalls = w.chat.tokenRequests;
     const declined = await w.t
       .auth()
@@ -179,12 +237,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       .query({ code: w.chat.registerUser({ id: '555', username: 'late' }), state })
       .set('Cookie', cookieOf(c))
       .expect(400);
-    const start2 = await w.t
-      .auth()
-      .get(url.pathname + url.search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const state2 = new URL(start2.headers.location as string).searchParams.get('state') as string;
+    const { state: state2 } = await startChat(c);
     const odd = await w.t
       .auth()
       .get('/t/acme/chat/callback')
@@ -222,13 +275,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const withIss = await chatRound(c, { id: '7770001', username: 'iss' }, { iss: 'https://discord.com' });
     const back = new URL(withIss.headers.location as string);
     expect([...back.searchParams.keys()]).toEqual(['proof_id', 'expires_in']);
-    const url = new URL(c.chatStartUrl());
-    const start = await w.t
-      .auth()
-      .get(url.pathname + url.search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const state = new URL(start.headers.location as string).searchParams.get('state') as string;
+    const { state } = await startChat(c);
     const failed = await w.t
       .auth()
       .get('/t/acme/chat/callback')

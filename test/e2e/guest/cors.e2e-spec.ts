@@ -246,7 +246,10 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
         .expect(302);
       const binding = cookiePair(([] as string[]).concat(bounce.headers['set-cookie'] ?? [])[0] as string);
       const state = new URL(bounce.headers.location as string).searchParams.get('state') as string;
-      const code = w.chat.registerUser({ id: '7001', username: 'corsy', email: 'corsy@example.com' });
+      const code = w.chat.registerUser(
+        { id: '7001', username: 'corsy', email: 'corsy@example.com' },
+        bounce.headers.location,
+      );
       const back = await w.t
         .auth()
         .get(`/t/acme/chat/callback?code=${code}&state=${state}`)

@@ -55,7 +55,7 @@ async function prepare(w: GuestWorld, tag: string) {
   const goLink = await chat.chatAuthorizeUrl();
   const chatStart = await w.t.auth().get(pathOf(chat.chatStartUrl())).set('Cookie', cookieOf(chat)).expect(302);
   const state = new URL(chatStart.headers.location as string).searchParams.get('state') as string;
-  const chatCode = w.chat.registerUser(chatUser(1));
+  const chatCode = w.chat.registerUser(chatUser(1), chatStart.headers.location);
   // sign-in: a proof of an account in a guest's flow.
   const signer = w.client();
   await signer.createGuest();
@@ -179,7 +179,10 @@ async function servesAgain(w: GuestWorld, p: Prepared, subject: string): Promise
   const back = await w.t
     .auth()
     .get('/t/acme/chat/callback')
-    .query({ code: w.chat.registerUser({ id: `${Date.now()}9`, username: 'back' }), state })
+    .query({
+      code: w.chat.registerUser({ id: `${Date.now()}9`, username: 'back' }, start.headers.location as string),
+      state,
+    })
     .set('Cookie', cookieOf(p.chat))
     .expect(302);
   expect(GuestClient.chatRedirectResult(back.headers.location as string).proof_id).toMatch(/^prf_/);

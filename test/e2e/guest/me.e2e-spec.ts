@@ -63,7 +63,7 @@ describe('GET and DELETE /t/{tenantId}/me (contract 13)', () => {
       .set('Cookie', cookie)
       .expect(302);
     const state = new URL(start.headers.location as string).searchParams.get('state') as string;
-    const code = w.chat.registerUser({ global_name: null, verified: true, ...user });
+    const code = w.chat.registerUser({ global_name: null, verified: true, ...user }, start.headers.location);
     const back = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookie).expect(302);
     return GuestClient.chatRedirectResult(back.headers.location as string).proof_id;
   }

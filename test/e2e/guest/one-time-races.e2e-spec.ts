@@ -186,7 +186,7 @@ describe('one-time things under concurrent consumption', () => {
         .set('Cookie', cookieOf(c))
         .expect(302);
       const state = new URL(start.headers.location as string).searchParams.get('state') as string;
-      const code = w.chat.registerUser(chatUser());
+      const code = w.chat.registerUser(chatUser(), start.headers.location);
       const before = await proofKeys(c.browserFlowId);
       const answers = await Promise.all(
         Array.from({ length: N }, () =>
