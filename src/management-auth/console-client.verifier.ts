@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { clientSecretMatches } from '../directory/client-secret';
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { parseBasicCredentials } from './basic-credentials';
@@ -20,12 +21,17 @@ export class ConsoleClientVerifier {
   constructor(
     private readonly clients: ConsoleClientRows,
     private readonly pseudonymizer: Pseudonymizer,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'consoleClientId'>,
   ) {}
 
   async verify(authorization: string | undefined): Promise<ConsoleClient | null> {
     const credentials = parseBasicCredentials(authorization);
     if (!credentials) return null;
-    const client = await this.clients.find(credentials.clientId);
+    // Only the configured console client authenticates here, as at authorize. Any other id is
+    // refused without a lookup: only existing rows are cached, so made-up ids would each cost a
+    // PostgreSQL read on routes without a network budget.
+    const client =
+      credentials.clientId === this.config.consoleClientId ? await this.clients.find(credentials.clientId) : null;
     const usable =
       client !== null &&
       client.enabled &&

@@ -30,7 +30,7 @@ function verifierWith(rows: ClientEntity[]): { verifier: ConsoleClientVerifier; 
       return Promise.resolve(rows.find((r) => r.id === id) ?? null);
     },
   } as unknown as ConsoleClientRows;
-  return { verifier: new ConsoleClientVerifier(clients, pseudonymizer), lookups };
+  return { verifier: new ConsoleClientVerifier(clients, pseudonymizer, { consoleClientId: 'cli_console' }), lookups };
 }
 
 describe('ConsoleClientVerifier: the one check of the console client’s Basic credentials', () => {
@@ -48,6 +48,15 @@ describe('ConsoleClientVerifier: the one check of the console client’s Basic c
   ] as const)('refuses %s', async (_name, rows, header) => {
     const { verifier } = verifierWith([...rows] as ClientEntity[]);
     await expect(verifier.verify(header)).resolves.toBeNull();
+  });
+
+  it('refuses any client id but the configured console client’s without reading a client row', async () => {
+    // Only existing rows are cached: each made-up id would otherwise cost a PostgreSQL read on a
+    // route with no network budget, a flood of them a full connection pool.
+    const { verifier, lookups } = verifierWith([CONSOLE_ROW, { ...CONSOLE_ROW, id: 'cli_other' }]);
+    for (const id of ['cli_other', 'cli_made_up', 'cli_game_of_a_tenant'])
+      await expect(verifier.verify(basic(id, SECRET))).resolves.toBeNull();
+    expect(lookups).toEqual([]);
   });
 
   it('refuses a header it cannot parse without reading any client row', async () => {
