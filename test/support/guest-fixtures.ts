@@ -87,6 +87,18 @@ export async function emailProof(w: GuestWorld, client: GuestClient, email: stri
   return (await client.verifyEmail(email, code)).proof_id;
 }
 
+/** `GET chat/start` with the guest's flow cookie: the platform URL it sends the browser to, and its state. */
+export async function startChat(w: GuestWorld, c: GuestClient): Promise<{ to: URL; state: string }> {
+  const url = new URL(c.chatStartUrl());
+  const start = await w.t
+    .auth()
+    .get(url.pathname + url.search)
+    .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+    .expect(302);
+  const to = new URL(start.headers.location as string);
+  return { to, state: to.searchParams.get('state') as string };
+}
+
 /** A guest of `acme`'s `cli_game` made with a raw request in a fresh browser flow: its token set. */
 export async function rawGuest(
   w: GuestWorld,

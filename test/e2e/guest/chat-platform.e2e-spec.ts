@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { IdentityEmailDigest } from '../../../src/directory/identity-email-digest';
 import { sha256 } from '../../../src/platform/crypto/digests';
 import { GuestApiError, GuestClient } from '../../../sdk/src/guest-client';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { startChat, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 describe('chat-platform proofs and upgrade (Discord-compatible provider over HTTP)', () => {
   let w: GuestWorld;
@@ -15,25 +15,13 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
 
   const cookieOf = (c: GuestClient) => `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
 
-  /** `GET chat/start` with the flow cookie: the platform URL it sends the browser to, and its state. */
-  async function startChat(c: GuestClient): Promise<{ to: URL; state: string }> {
-    const url = new URL(c.chatStartUrl());
-    const start = await w.t
-      .auth()
-      .get(url.pathname + url.search)
-      .set('Cookie', cookieOf(c))
-      .expect(302);
-    const to = new URL(start.headers.location as string);
-    return { to, state: to.searchParams.get('state') as string };
-  }
-
   /** Runs the browser's part: start → platform (fake) → callback; returns the callback answer. */
   async function chatRound(
     c: GuestClient,
     user: { id: string; username: string; email?: string | null; verified?: boolean },
     extra: Record<string, string> = {},
   ) {
-    const { to, state } = await startChat(c);
+    const { to, state } = await startChat(w, c);
     expect(`${to.origin}${to.pathname}`).toBe(w.chat.authorizeUrl);
     expect(to.searchParams.get('client_id')).toBe('chat-app-1');
     expect(to.searchParams.get('redirect_uri')).toBe(`${w.t.authOrigin}/t/acme/chat/callback`);
@@ -115,7 +103,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   it('refuses a replayed or foreign state; a callback without the flow cookie goes back to the game with access_denied', async () => {
     const c = w.client();
     await c.createGuest();
-    const { state } = await startChat(c);
+    const { state } = await startChat(w, c);
     const code = w.chat.registerUser({ id: '222', username: 'x' });
     const noCookie = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).expect(302);
     expect(new URL(noCookie.headers.location as string).toString()).toBe(
@@ -134,7 +122,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   it('refuses a state written without a PKCE verifier (before this release) as unknown, before any exchange', async () => {
     const c = w.client();
     await c.createGuest();
-    const { to, state } = await startChat(c);
+    const { to, state } = await startChat(w, c);
     // The record as the previous release wrote it: the same fields, no `codeVerifier`.
     const key = `gcs:{${sha256(state)}}`;
     const { codeVerifier, ...old } = JSON.parse((await w.t.redis.get(key)) ?? 'null') as Record<string, unknown>;
@@ -215,7 +203,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
   it('a declined consent returns the player to the game with error=access_denied, and spends the state', async () => {
     const c = w.client();
     await c.createGuest();
-    const { state } = await startChat(c);
+    const { state } = await startChat(w, c);
     const tokenCalls = w.chat.tokenRequests;
     const declined = await w.t
       .auth()
@@ -237,7 +225,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
       .query({ code: w.chat.registerUser({ id: '555', username: 'late' }), state })
       .set('Cookie', cookieOf(c))
       .expect(400);
-    const { state: state2 } = await startChat(c);
+    const { state: state2 } = await startChat(w, c);
     const odd = await w.t
       .auth()
       .get('/t/acme/chat/callback')
@@ -275,7 +263,7 @@ describe('chat-platform proofs and upgrade (Discord-compatible provider over HTT
     const withIss = await chatRound(c, { id: '7770001', username: 'iss' }, { iss: 'https://discord.com' });
     const back = new URL(withIss.headers.location as string);
     expect([...back.searchParams.keys()]).toEqual(['proof_id', 'expires_in']);
-    const { state } = await startChat(c);
+    const { state } = await startChat(w, c);
     const failed = await w.t
       .auth()
       .get('/t/acme/chat/callback')

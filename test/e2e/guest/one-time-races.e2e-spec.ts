@@ -8,7 +8,14 @@ import {
   signInAtAuthHost,
   consoleCallback,
 } from '../../support/console-flow';
-import { emailProof, rawGuest, refreshGrant, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import {
+  emailProof,
+  rawGuest,
+  refreshGrant,
+  startChat,
+  startGuestWorld,
+  type GuestWorld,
+} from '../../support/guest-fixtures';
 
 // @redis-cluster email-codes.store:ISSUE flow-records.store:CONSUME_FOR_UPGRADE session-store:SUPERSEDE user-sessions:ADD
 
@@ -179,14 +186,8 @@ describe('one-time things under concurrent consumption', () => {
     it('state: of 10 concurrent callbacks with one state exactly one proves, the rest 400 invalid_request', async () => {
       const c = w.client();
       await c.createGuest();
-      const url = new URL(c.chatStartUrl());
-      const start = await w.t
-        .auth()
-        .get(url.pathname + url.search)
-        .set('Cookie', cookieOf(c))
-        .expect(302);
-      const state = new URL(start.headers.location as string).searchParams.get('state') as string;
-      const code = w.chat.registerUser(chatUser(), start.headers.location);
+      const { to, state } = await startChat(w, c);
+      const code = w.chat.registerUser(chatUser(), to.toString());
       const before = await proofKeys(c.browserFlowId);
       const answers = await Promise.all(
         Array.from({ length: N }, () =>
