@@ -1,5 +1,4 @@
-import { isEmail } from 'class-validator';
-import { MAILBOX_ADDRESS } from '../platform/mail/mailbox-address';
+import { isMailboxAddress } from '../platform/mail/mailbox-address';
 import { canonicalEmail } from './email-address';
 import { MEMBERSHIP_ROLES, type MembershipRole } from './records';
 
@@ -18,7 +17,6 @@ export function checkMember(email: string, role: string): CheckedMember {
     return { problem: { field: 'role', message: `must be one of ${MEMBERSHIP_ROLES.join(', ')}` } };
   const address = canonicalEmail(email);
   // The sign-in form's own test (management-auth.dto.ts): an address it refuses could never sign in.
-  if (address.length > 254 || !isEmail(address) || !MAILBOX_ADDRESS.test(address))
-    return { problem: { field: 'email', message: 'must be an email address' } };
+  if (!isMailboxAddress(address)) return { problem: { field: 'email', message: 'must be an email address' } };
   return { member: { email: address, role: role as MembershipRole } };
 }

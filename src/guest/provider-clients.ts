@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { importPKCS8, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { custom, errors, Issuer, type BaseClient } from 'openid-client';
+import { custom, errors, generators, Issuer, type BaseClient } from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import type { IdentityProvider } from '../directory/identity-providers.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
@@ -48,7 +47,7 @@ export class ProviderClients {
       scope: provider.scopes.join(' '),
       state: checks.state,
       nonce: checks.nonce,
-      code_challenge: createHash('sha256').update(checks.codeVerifier).digest('base64url'),
+      code_challenge: generators.codeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
       // OIDC Core 3.1.2.1. Apple takes no `prompt`: its own sheet asks the person every time.
       ...(askConsent && provider.credential.kind !== 'apple_key' ? { prompt: 'consent' } : {}),

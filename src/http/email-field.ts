@@ -1,12 +1,13 @@
-import { applyDecorators } from '@nestjs/common';
-import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
-import { MAILBOX_ADDRESS } from '../platform/mail/mailbox-address';
+import { ValidateBy } from 'class-validator';
+import { isMailboxAddress } from '../platform/mail/mailbox-address';
 
 /** A body field holding an address the service mails a code to (contract 4, 6): one rule for every form. */
 export const EmailField = (): PropertyDecorator =>
-  applyDecorators(
-    IsString(),
-    MaxLength(254),
-    IsEmail(),
-    Matches(MAILBOX_ADDRESS, { message: 'email must not have a quoted local part, a comment or an address literal' }),
-  );
+  ValidateBy({
+    name: 'isMailboxAddress',
+    validator: {
+      validate: (value: unknown) => isMailboxAddress(value),
+      defaultMessage: () =>
+        'email must be an email address of at most 254 characters, without a quoted local part, a comment or an address literal',
+    },
+  });

@@ -3,6 +3,7 @@ import { CONTROL_PLANE_TENANT_ID } from '../../directory/control-plane';
 import { httpUrl, isCleartextOverNetwork } from '../../config/secure-transport';
 import type { ProviderCredential } from '../../directory/identity-providers.repository';
 import { AdminInputError, optional, required, type AdminCommand, type OptionValues } from '../admin-command';
+import type { CliContext } from '../cli-context';
 import { customerTenant, identityProvidersRepository } from './directory-repositories';
 import { readDiscovery } from './provider-discovery';
 import { readSecretLine, readSecretText } from './secret-input';
@@ -67,6 +68,14 @@ async function credentialOf(v: OptionValues): Promise<ProviderCredential> {
     );
   }
   return { kind: 'apple_key', teamId, keyId, privateKeyPem };
+}
+
+/** `--tenant` and `--id` of a command about one provider, the tenant checked to be a customer's. */
+async function providerOfTenant(ctx: CliContext, v: OptionValues): Promise<{ tenant: string; id: string }> {
+  const tenant = required(v, 'tenant');
+  const id = required(v, 'id');
+  await customerTenant(ctx, tenant);
+  return { tenant, id };
 }
 
 export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
@@ -149,9 +158,7 @@ export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
     usage: 'provider remove --tenant ID --id NAME   (identities it proved stay; flows under way end)',
     options: { tenant: { type: 'string' }, id: { type: 'string' } },
     async run(ctx, v) {
-      const tenant = required(v, 'tenant');
-      const id = required(v, 'id');
-      await customerTenant(ctx, tenant);
+      const { tenant, id } = await providerOfTenant(ctx, v);
       if (!(await (await identityProvidersRepository(ctx)).remove(tenant, id)))
         throw new AdminInputError(`tenant ${tenant} has no provider ${id}`);
       await ctx.auditAdmin(this.name, tenant, id);
@@ -163,9 +170,7 @@ export const PROVIDER_COMMANDS: readonly AdminCommand[] = [
     usage: 'provider rediscover --tenant ID --id NAME   (reads the issuer’s discovery document again)',
     options: { tenant: { type: 'string' }, id: { type: 'string' } },
     async run(ctx, v) {
-      const tenant = required(v, 'tenant');
-      const id = required(v, 'id');
-      await customerTenant(ctx, tenant);
+      const { tenant, id } = await providerOfTenant(ctx, v);
       const providers = await identityProvidersRepository(ctx);
       const provider = await providers.find(tenant, id);
       if (!provider) throw new AdminInputError(`tenant ${tenant} has no provider ${id}`);
