@@ -715,6 +715,15 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
         changed: [],
       });
       expect((await admin(w.t.env, 'provider', 'rediscover', '--tenant', 'acme', '--id', 'nobody')).status).not.toBe(0);
+      // A discovery document that cannot be read (or fails a check) changes nothing.
+      const kept = await w.t.pg.query(`SELECT metadata FROM identity_providers WHERE id = 'legacy-iss'`);
+      await w.t.pg.query(`UPDATE identity_providers SET issuer = 'http://127.0.0.1:9' WHERE id = 'legacy-iss'`);
+      expect(
+        (await admin(w.t.env, 'provider', 'rediscover', '--tenant', 'acme', '--id', 'legacy-iss')).status,
+      ).not.toBe(0);
+      expect((await w.t.pg.query(`SELECT metadata FROM identity_providers WHERE id = 'legacy-iss'`)).rows).toEqual(
+        kept.rows,
+      );
       expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'legacy-iss')).status).toBe(0);
     });
 
