@@ -245,6 +245,14 @@ export class SessionRecordsRepository {
     });
   }
 
+  /**
+   * The digest of the secret the live session keeps now (an upgrade's replacement that took over
+   * the guest's token), so that a rebuild after Redis lost the session checks the token it holds.
+   */
+  async keepSecretDigest(sessionId: string, secretDigest: string): Promise<void> {
+    await this.records.update({ id: sessionId }, { secretDigest });
+  }
+
   /** Whether a revocation of the session has committed here. */
   async isRevoked(sessionId: string): Promise<boolean> {
     return (await this.records.countBy({ id: sessionId, revokedAt: Not(IsNull()) })) === 1;

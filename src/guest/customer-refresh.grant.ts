@@ -76,6 +76,8 @@ export class CustomerRefreshGrant implements Grant<
           this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }, generation),
         // Contract 13: a session Redis lost is rebuilt from its row when that is safe.
         recover: (lost) => this.recovery.recover(lost),
+        // The row follows the secret a replacement took over, or that session could not be rebuilt.
+        tookOver: (sid, digest) => this.records.keepSecretDigest(sid, digest),
       },
     );
     if (rotated.outcome === 'replayed')

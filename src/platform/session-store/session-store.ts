@@ -96,6 +96,13 @@ export interface RotateOptions {
    * row live: may rebuild the live session (`rebuild`), after which the rotation runs as usual.
    */
   readonly recover?: (lost: LostSession) => Promise<void>;
+  /**
+   * Told when an upgrade's replacement took over the guest's token (contract 13) and now keeps the
+   * secret derived from it: the session's row must keep that secret's digest, or the session could
+   * not be rebuilt should Redis lose it. Asked on every such answer (the digest is the same for every
+   * retry); a failure fails the refresh, which the same token may retry.
+   */
+  readonly tookOver?: (sessionId: string, secretDigest: string) => Promise<void>;
 }
 
 export type RebuildOutcome = 'rebuilt' | 'present' | 'rebuilt_before' | 'deactivated';
@@ -536,7 +543,9 @@ export class SessionStore {
     const reply = stringsReply(
       await TAKE_OVER.run(this.redis, [key(by)], [digest, expected.tenantId, expected.clientId]),
     );
-    return this.rotated(by, reply, secret);
+    const rotated = this.rotated(by, reply, secret);
+    if (rotated) await opts.tookOver?.(by, digest);
+    return rotated;
   }
 
   /**

@@ -3,6 +3,7 @@ import { UserDeactivation } from '../../../src/directory/user-deactivation';
 import { MetricsService } from '../../../src/platform/metrics/metrics.service';
 import { DatasetEpoch } from '../../../src/platform/session-store/dataset-epoch';
 import {
+  emailProof,
   rawGuest as guest,
   refreshGrant as refresh,
   startGuestWorld,
@@ -206,5 +207,33 @@ describe('sessions rebuilt after Redis lost them', () => {
     expect(await recoveredRows(g.sessionId)).toBe(1);
     expect(await revokedRow(g.sessionId)).toBe(false);
     await refresh(w, answers[0]?.body.refresh_token).expect(200);
+  });
+
+  it('an upgraded session is rebuilt, also one that took over the guest token after a lost answer', async () => {
+    const kept = w.client();
+    await kept.createGuest();
+    await kept.createLinkingIntent();
+    const upgraded = await kept.upgrade(await emailProof(w, kept, 'rebuilt-upgrade@example.com'));
+    const next = await refresh(w, upgraded.refresh_token as string).expect(200);
+
+    // The upgrade's answer never arrived: the guest's token gets the replacement, whose secret is
+    // then the one derived from the guest's (contract 13); its row must follow.
+    const c = w.client();
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const lost = await c.upgrade(await emailProof(w, c, 'rebuilt-takeover@example.com'));
+    const taken = await refresh(w, created.refresh_token as string).expect(200);
+    expect(taken.body.session_id).toBe(lost.session_id);
+    const after = await refresh(w, taken.body.refresh_token as string).expect(200);
+
+    await loseRedis();
+    const pairs: [string, string][] = [
+      [next.body.refresh_token as string, upgraded.session_id],
+      [after.body.refresh_token as string, lost.session_id],
+    ];
+    for (const [token, sessionId] of pairs) {
+      const back = await refresh(w, token).expect(200);
+      expect(back.body.session_id).toBe(sessionId);
+    }
   });
 });
