@@ -84,6 +84,9 @@ const decodeLinkingIntent = objectDecoder<LinkingIntent>({
 
 const proofKey = (flowId: string, proofId: string): string => `g:{${flowId}}:prf:${proofId}`;
 const intentKey = (flowId: string): string => `g:{${flowId}}:intent`;
+const firstIntentKey = (flowId: string): string => `g:{${flowId}}:intent:first`;
+/** As long as a provisional user a lapsed attempt made waits for `purge` (a day). */
+const FIRST_INTENT_TTL_SECONDS = 24 * 60 * 60;
 
 const BOUND = `
 local function bound(r)
@@ -104,18 +107,35 @@ redis.call('DEL', KEYS[1])
 return {raw, ttl}`);
 
 // One live intent per flow: the same session, client and tenant renew it; anyone else conflicts.
+// A new intent of the session whose earlier intent in this flow lapsed keeps that one's creation
+// time (KEYS[2], kept ARGV[7] seconds): the provisional user the lapsed attempt's proof made is then
+// still younger than the intent (spec 4.3 rule 6), so a player slow to read the code can start over
+// instead of finding the address taken by an empty account.
 const PUT_INTENT = new RedisScript(`
+local function same(c)
+  return c.sessionId == ARGV[2] and c.clientId == ARGV[3] and c.tenantId == ARGV[4] and c.cookieHash == ARGV[5]
+end
 local cur = redis.call('GET', KEYS[1])
 if cur then
-  local c = cjson.decode(cur)
-  if c.sessionId == ARGV[2] and c.clientId == ARGV[3] and c.tenantId == ARGV[4] and c.cookieHash == ARGV[5] then
+  if same(cjson.decode(cur)) then
     redis.call('EXPIRE', KEYS[1], ARGV[6])
     return {'renewed', cur}
   end
   return {'conflict'}
 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[6])
-return {'created', ARGV[1]}`);
+local fresh = ARGV[1]
+local first = redis.call('GET', KEYS[2])
+if first then
+  local f = cjson.decode(first)
+  if same(f) then
+    local i = cjson.decode(fresh)
+    i.createdAt = f.createdAt
+    fresh = cjson.encode(i)
+  end
+end
+redis.call('SET', KEYS[1], fresh, 'EX', ARGV[6])
+redis.call('SET', KEYS[2], fresh, 'EX', ARGV[7])
+return {'created', fresh}`);
 
 // Spec 4.3 rule 2: the intent and the provider proof are consumed together, once, and only when
 // both are fresh and bound to the same tenant, client, flow and guest session.
@@ -208,8 +228,16 @@ export class FlowRecordsStore {
     const fresh: LinkingIntent = { intentId: newRecordId('linkingIntent'), ...intent };
     const reply = await PUT_INTENT.run(
       this.redis,
-      [intentKey(flowId)],
-      [JSON.stringify(fresh), intent.sessionId, intent.clientId, intent.tenantId, intent.cookieHash, ttlSeconds],
+      [intentKey(flowId), firstIntentKey(flowId)],
+      [
+        JSON.stringify(fresh),
+        intent.sessionId,
+        intent.clientId,
+        intent.tenantId,
+        intent.cookieHash,
+        ttlSeconds,
+        FIRST_INTENT_TTL_SECONDS,
+      ],
     );
     const [outcome, raw] = arrayReply(reply);
     const stored = outcome === 'created' || outcome === 'renewed' ? decodeJson(raw, decodeLinkingIntent) : null;

@@ -5,7 +5,7 @@ import { GuestApiError, type GuestClient } from '../../../sdk/src/guest-client';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
-// @redis-cluster flow-records.store:CONSUME_FOR_UPGRADE user-sessions:ADD
+// @redis-cluster flow-records.store:CONSUME_FOR_UPGRADE flow-records.store:PUT_INTENT user-sessions:ADD
 
 const status = (p: Promise<unknown>): Promise<number | string> =>
   p.then(
@@ -641,5 +641,36 @@ describe('expired intents and proofs', () => {
     await new Promise((r) => setTimeout(r, 2200));
     const proof = await emailProof(w, c, 'late-intent@example.com');
     expect(await status(c.upgrade(proof))).toBe('400 invalid_proof');
+  });
+
+  /**
+   * The player was slow to read the code: the intent lapsed, but the verification still made the
+   * address's provisional user. The session's next intent in this flow keeps the lapsed one's
+   * creation time, so that user is still younger than the intent (spec 4.3 rule 6) and starting
+   * over attaches the address instead of answering 409 for good.
+   */
+  it('after an intent lapsed during the code round trip, starting over upgrades and keeps the user id', async () => {
+    const c = w.client();
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    await new Promise((r) => setTimeout(r, 2200));
+    const late = await emailProof(w, c, 'slow-reader@example.com');
+    expect(await status(c.upgrade(late))).toBe('400 invalid_proof');
+    await c.createLinkingIntent();
+    const upgraded = await c.upgrade(await emailProof(w, c, 'slow-reader@example.com'));
+    expect(upgraded.user_id).toBe(created.user_id);
+  });
+
+  it('a lapsed intent of an earlier guest session in the same flow lends a later session nothing', async () => {
+    const c = w.client();
+    await c.createGuest();
+    await c.createLinkingIntent();
+    await new Promise((r) => setTimeout(r, 2200));
+    await emailProof(w, c, 'earlier-session@example.com');
+    // Another guest in the same browser flow: the address's provisional user is older than its intent.
+    await c.createGuest();
+    await c.createLinkingIntent();
+    const proof = await emailProof(w, c, 'earlier-session@example.com');
+    expect(await status(c.upgrade(proof))).toBe('409 identity_in_use');
   });
 });
