@@ -316,14 +316,29 @@ export class GuestClient {
     return this.startingFlow(() => this.request('POST', 'me/linking-intent', this.flowBody(), bearer));
   }
 
-  /** Links a proven credential to the signed-in full account (`POST me/identities`); the session stays. */
+  /**
+   * Links a proven credential to the signed-in full account (`POST me/identities`); the session
+   * stays. The link spends the proof, so should its answer be lost (no answer, a cut-off body, a
+   * gateway's 5xx) asking again would only be refused: the client compares the account's
+   * credentials with those it read before the call, and one that appeared is the one linked, as if
+   * the answer had arrived. Otherwise the call rejects as it came (a 503 before the service
+   * committed spends nothing, and the retry links).
+   */
   async linkIdentity(proofId: string): Promise<Linked> {
-    return this.request(
-      'POST',
-      'me/identities',
-      { ...this.flowBody(), proof_id: proofId },
-      await this.getAccessToken(),
-    );
+    const bearer = await this.getAccessToken();
+    const before = await this.me().catch(() => null);
+    try {
+      return await this.request('POST', 'me/identities', { ...this.flowBody(), proof_id: proofId }, bearer);
+    } catch (err) {
+      if (before === null || !(err instanceof GuestApiError) || (err.status !== 0 && err.status < 500)) throw err;
+      const after = await this.me().catch(() => null);
+      const known = new Set(before.identities.map((i) => JSON.stringify([i.provider, i.provider_subject])));
+      const added = after?.identities.filter((i) => !known.has(JSON.stringify([i.provider, i.provider_subject])));
+      const [linked] = added ?? [];
+      if (after === null || added?.length !== 1 || linked === undefined) throw err;
+      const { provider, provider_subject, email } = linked;
+      return { user_id: after.id, linked_identity: { provider, provider_subject, email: email ?? null } };
+    }
   }
 
   /**

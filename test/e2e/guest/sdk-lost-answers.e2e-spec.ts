@@ -117,6 +117,49 @@ describe('the SDK after an answer lost on the way back', () => {
     await c.refresh();
     expect(c.sessionId).toBe(upgraded.session_id);
   });
+
+  it('resolves a link whose answer was lost with the credential the service linked', async () => {
+    const dropped = droppingAnswers('/me/identities');
+    const c = nativeClient(w, new MemorySecureStorage(), dropped.fetch);
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    await c.upgrade(await emailProof(w, c, 'lost-link-first@example.com'));
+    await c.createAccountLinkingIntent();
+    const proof = await emailProof(w, c, 'lost-link-second@example.com');
+    dropped.next = true;
+    // The proof was spent by the link the service made: asking again would only be refused.
+    expect(await c.linkIdentity(proof)).toEqual({
+      user_id: created.user_id,
+      linked_identity: {
+        provider: 'email',
+        provider_subject: 'lost-link-second@example.com',
+        email: 'lost-link-second@example.com',
+      },
+    });
+  });
+
+  it('rejects a link the service refused before its answer was lost, and links on the retry', async () => {
+    const failing = {
+      next: false,
+      fetch: (async (url: string, init: RequestInit) => {
+        if (failing.next && url.endsWith('/me/identities')) {
+          failing.next = false;
+          throw new TypeError('network connection lost');
+        }
+        return fetch(url, init);
+      }) as typeof fetch,
+    };
+    const c = nativeClient(w, new MemorySecureStorage(), failing.fetch);
+    await c.createGuest();
+    await c.createLinkingIntent();
+    await c.upgrade(await emailProof(w, c, 'unsent-link-first@example.com'));
+    await c.createAccountLinkingIntent();
+    const proof = await emailProof(w, c, 'unsent-link-second@example.com');
+    failing.next = true;
+    // The request never reached the service: nothing was linked, so the call fails as it came.
+    await expect(c.linkIdentity(proof)).rejects.toMatchObject({ status: 0 });
+    expect((await c.linkIdentity(proof)).linked_identity.provider_subject).toBe('unsent-link-second@example.com');
+  });
 });
 
 /**
