@@ -188,7 +188,11 @@ describe('user administration (contract 12)', () => {
 
     // Redis out of reach: the command gives up within its bound, says why, and revokes nothing.
     const { REDIS_CLUSTER_NODES: _cluster, ...single } = w.t.env;
-    const unreachable = { ...single, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, DEPENDENCY_TIMEOUT_MS: '1000' };
+    const unreachable = {
+      ...single,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      DEPENDENCY_TIMEOUT_MS: '1000',
+    };
     const kept = w.client();
     const keeper = await kept.createGuest();
     const refused = await admin(unreachable, 'session', 'revoke', '--id', keeper.session_id);
