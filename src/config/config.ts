@@ -227,12 +227,16 @@ class Reader {
       return undefined;
     }
     if (file) {
+      let value: string;
       try {
-        return readFileSync(file, 'utf8').trim();
+        value = readFileSync(file, 'utf8').trim();
       } catch {
         this.problems.push(`${name}_FILE: cannot read the file it names`);
         return undefined;
       }
+      // An unset variable written to the file (`echo "$UNSET" > file`) must not pass as a secret.
+      if (value === '') this.problems.push(`${name}_FILE: the file it names is empty`);
+      return value === '' ? undefined : value;
     }
     return direct === '' ? undefined : direct;
   }
@@ -550,16 +554,32 @@ function parseSigningKeys(r: Reader): JWK[] {
   return jwks;
 }
 
+/**
+ * The sender: `name@host` or `Display Name <name@host>`, the host possibly a bare name (a relay on a
+ * private network). Anything else leaves nodemailer's envelope sender empty (`MAIL FROM:<>`), which
+ * relays refuse, and every code mail would fail.
+ */
+const SENDER = /^(?:[^<>]*<)?([^\s"<>()[\]\\,;:@]+@[^\s"<>()[\]\\,;:@]+)(?:>)?$/;
+
+function mailFrom(r: Reader, from: string): string {
+  const m = SENDER.exec(from.trim());
+  // Brackets must pair: `name@host>` and `Name <name@host` are refused too.
+  const paired = m !== null && from.trim().endsWith('>') === from.includes('<');
+  if (from && !paired)
+    r.problems.push('MAIL_FROM: must be an address, name@host or "Display Name <name@host>"');
+  return from;
+}
+
 function parseMail(r: Reader, nodeEnv: AppConfig['nodeEnv']): MailConfig {
   const transport = r.raw('MAIL_TRANSPORT') ?? 'none';
   switch (transport) {
     case 'smtp': {
       const { text: smtpUrl } = r.dependencyUrl('SMTP_URL', ['smtp:', 'smtps:'], decodableUrl);
-      return { transport: 'smtp', smtpUrl, from: r.required('MAIL_FROM') };
+      return { transport: 'smtp', smtpUrl, from: mailFrom(r, r.required('MAIL_FROM')) };
     }
     case 'log':
       if (nodeEnv === 'production') r.problems.push('MAIL_TRANSPORT: "log" is refused when NODE_ENV=production');
-      return { transport: 'log', from: r.raw('MAIL_FROM') ?? 'svc-auth@localhost' };
+      return { transport: 'log', from: mailFrom(r, r.raw('MAIL_FROM') ?? 'svc-auth@localhost') };
     case 'none':
       return { transport: 'none' };
     default:

@@ -85,6 +85,22 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  // An unset variable written to a secret's file (`echo "$UNSET" > file`) holds only a line break.
+  it.each(['PRIVACY_KEY', 'CONSOLE_CLIENT_SECRET', 'CONSOLE_SESSION_KEY', 'SIGNING_KEYS', 'DATABASE_URL', 'REDIS_URL'])(
+    'refuses %s_FILE naming an empty file',
+    (name) => {
+      const path = `${tmpdir()}/svc-cfg-empty-${process.pid}`;
+      writeFileSync(path, '\n');
+      try {
+        expect(problemsOf(env({ [name]: undefined, [`${name}_FILE`]: path }))).toEqual([
+          `${name}_FILE: the file it names is empty`,
+        ]);
+      } finally {
+        unlinkSync(path);
+      }
+    },
+  );
+
   it('refuses lifetimes longer than the spec but accepts shorter ones', () => {
     expect(problemsOf(env({ EMAIL_CODE_TTL: '601' }))).toEqual(['EMAIL_CODE_TTL: must be an integer from 1 to 600']);
     expect(loadConfig(env({ EMAIL_CODE_TTL: '30' })).ttl.emailCode).toBe(30);
@@ -230,6 +246,23 @@ describe('configuration (contract section 1)', () => {
 
   const SMTP = { MAIL_TRANSPORT: 'smtp', MAIL_FROM: 'svc@example.com', SMTP_URL: 'smtp://127.0.0.1:2525' };
   const URL_SHAPE = '(a numeric port; @ : / % in a password %-escaped)';
+
+  // Without an address nodemailer sends `MAIL FROM:<>`, which relays refuse: every code mail fails.
+  it.each(['no-reply', 'svc auth', 'Studio <>', '"a b"@example.com', 'a@b@example.com'])(
+    'refuses MAIL_FROM %j',
+    (from) => {
+      expect(problemsOf(env({ ...SMTP, MAIL_FROM: from }))).toEqual([
+        'MAIL_FROM: must be an address, name@host or "Display Name <name@host>"',
+      ]);
+    },
+  );
+
+  it.each(['svc@example.com', 'svc-auth@localhost', 'Star Clicker <no-reply@studio.example>'])(
+    'accepts MAIL_FROM %j',
+    (from) => {
+      expect(loadConfig(env({ ...SMTP, MAIL_FROM: from })).mail).toMatchObject({ from });
+    },
+  );
   it.each([
     ['REDIS_URL', 'redis://:S3cretPw@127.0.0.1:notaport', 'redis: or rediss:'],
     ['REDIS_URL', 'redis://:S3cretPw@127.0.0.1:65536', 'redis: or rediss:'],
