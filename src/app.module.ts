@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Params as LoggerParams } from 'nestjs-pino';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { ConsoleBffModule } from './console-bff/console-bff.module';
-import { ControlPlaneSeedCheck } from './directory/control-plane-seed.check';
+import { StartUpCheck } from './directory/start-up.check';
 import { DirectoryModule } from './directory/directory.module';
 import { GuestModule } from './guest/guest.module';
 import { HealthModule } from './health/health.module';
@@ -48,7 +48,7 @@ export class AppModule {
         ConsoleBffModule,
         OpenApiModule,
       ],
-      providers: [ControlPlaneSeedCheck],
+      providers: [StartUpCheck],
     };
   }
 }

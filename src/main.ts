@@ -8,7 +8,8 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   await assertKeysUsable(config);
   const app = await createApp(config);
-  // listen() runs the start-up checks (ControlPlaneSeedCheck) before accepting connections.
+  // listen() runs the start-up checks (StartUpCheck: every migration applied, the control-plane
+  // seed) before accepting connections.
   await (config.host === null ? app.listen(config.port) : app.listen(config.port, config.host)).catch(
     (err: NodeJS.ErrnoException) => {
       // Node's own message ("listen EADDRINUSE: address already in use …") names no variable.

@@ -1,15 +1,20 @@
 import Redis, { Cluster } from 'ioredis';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { createApp } from '../../../src/app.setup';
 import { loadConfig } from '../../../src/config/config';
 import { ControlPlaneSeedService } from '../../../src/directory/control-plane-seed.service';
 import type { RedisClient } from '../../../src/platform/redis/redis-client';
+import { MIGRATIONS } from '../../../src/platform/database/data-source-options';
 import { REDIS, whenReady } from '../../../src/platform/redis/redis.module';
 import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
 import { freePort, REDIS_URL, startTestApp, testEnv } from '../../support/test-app';
 
-/** Spec 1.6: a missing or conflicting control-plane seed stops the service at start-up. */
-describe('start-up checks of the control-plane seed', () => {
+/**
+ * Spec 1.6: a missing or conflicting control-plane seed stops the service at start-up; so does a
+ * migration of the release not yet applied.
+ */
+describe('start-up checks of the schema and the control-plane seed', () => {
   let db: string;
   let env: Record<string, string>;
   beforeAll(async () => {
@@ -50,6 +55,22 @@ describe('start-up checks of the control-plane seed', () => {
     expect(await listenError({ CONSOLE_ORIGIN: 'http://127.0.0.1:1' })).toContain(
       'redirect URI does not match CONSOLE_ORIGIN',
     );
+  });
+
+  // A rolling release started before `migrate` would report ready and answer 500 to every request
+  // that touches the new schema; it refuses to start instead, and starts once migrated.
+  it('refuses to start while a migration of the release is pending, naming the fix', async () => {
+    const ds = await new DataSource({ type: 'postgres', url: `${PG_BASE}/${db}`, migrations: MIGRATIONS }).initialize();
+    try {
+      await ds.undoLastMigration({ transaction: 'each' });
+      const message = await listenError();
+      expect(message).toContain('DATABASE_URL: the database lacks migrations of this release');
+      expect(message).toContain('npm run admin -- migrate');
+      await ds.runMigrations({ transaction: 'each' });
+    } finally {
+      await ds.destroy();
+    }
+    expect(await listenError()).toBeNull();
   });
 
   it('the seed stores a digest of the client secret, never the secret', async () => {
