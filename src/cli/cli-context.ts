@@ -40,8 +40,9 @@ export class CliContext {
     return new Pseudonymizer(loadPrivacyKeys(this.env));
   }
 
+  /** Loads PRIVACY_KEY on the first seal or open: listing and removing sealed rows need none. */
   secretBox(): SecretBox {
-    return new SecretBox(loadPrivacyKeys(this.env));
+    return new SecretBox(() => loadPrivacyKeys(this.env));
   }
 
   consoleClient(): ConsoleClientSettings {

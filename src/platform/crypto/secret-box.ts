@@ -8,13 +8,21 @@ import { open, seal } from './aead';
  * reseal` moves old seals to the current key before an old key is dropped.
  */
 export class SecretBox {
-  private readonly keys: readonly Buffer[];
+  private derived: readonly Buffer[] | null = null;
 
-  constructor(privacyKeys: readonly Buffer[]) {
-    if (privacyKeys.length === 0) throw new Error('SecretBox needs at least one key');
-    this.keys = privacyKeys.map((k) =>
+  /**
+   * `privacyKeys` may be given as a function, called on the first seal or open: an admin command
+   * that only lists or removes sealed rows then needs no PRIVACY_KEY.
+   */
+  constructor(private readonly privacyKeys: readonly Buffer[] | (() => readonly Buffer[])) {}
+
+  private get keys(): readonly Buffer[] {
+    if (this.derived) return this.derived;
+    const given = typeof this.privacyKeys === 'function' ? this.privacyKeys() : this.privacyKeys;
+    if (given.length === 0) throw new Error('SecretBox needs at least one key');
+    return (this.derived = given.map((k) =>
       Buffer.from(hkdfSync('sha256', k, Buffer.alloc(0), 'svc-auth secret-box v1', 32)),
-    );
+    ));
   }
 
   seal(plaintext: string, purpose: string): string {

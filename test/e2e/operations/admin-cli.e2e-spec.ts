@@ -423,6 +423,14 @@ const TABLE: ReadonlyArray<readonly [string, readonly Row[]]> = [
     ],
   ],
   [
+    'provider list, provider remove',
+    [
+      // They read and delete rows and open no seal: DATABASE_URL alone is enough (contract 12).
+      { argv: ['provider', 'list', '--tenant', 'acme'], status: 0, says: { providers: [] } },
+      { argv: ['provider', 'remove', '--tenant', 'acme', '--id', 'google'], status: 1, says: invalid() },
+    ],
+  ],
+  [
     'identity redigest',
     [
       // acme's owner (membership add, above) is a console member: no address digest to write.
