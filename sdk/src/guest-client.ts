@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './r
 import { MemorySecureStorage, refusedStorage, webStorage, type SecureStorage } from './secure-storage.js';
 import type { SessionEventName, SessionListener, PersistenceListener } from './session-events.js';
 import { SessionKeeper } from './session-keeper.js';
-import { GuestApiError, isTokenSet, type TokenSet } from './tokens.js';
+import { GuestApiError, isTokenSet, playerChanged, type TokenSet } from './tokens.js';
 
 export { GuestApiError, type TokenSet } from './tokens.js';
 
@@ -374,6 +374,7 @@ export class GuestClient {
   async upgrade(proofId: string): Promise<Upgraded> {
     const bearer = await this.bearer();
     const before = this.sessionId;
+    const guestId = this.userId;
     try {
       return await this.keeper.replace('upgraded', () =>
         this.tokenRequest<Upgraded>('POST', 'guest/upgrade', { ...this.flowBody(), proof_id: proofId }, bearer),
@@ -383,9 +384,10 @@ export class GuestClient {
       const renewed = await this.refresh().catch(() => null);
       if (renewed === null || renewed.session_id === before) throw err;
       const player = await this.me();
-      // A guest holds no credential, so the one its upgrade attached is the account's only one.
+      // A guest holds no credential, so the one its upgrade attached is the account's only one. An
+      // upgrade keeps the user id: another player means another tab's sign-in was taken over.
       const [attached] = player.identities;
-      if (player.guest || attached === undefined) throw err;
+      if (player.guest || attached === undefined || player.id !== guestId) throw err;
       const { provider, provider_subject, email } = attached;
       return { ...renewed, user_id: player.id, linked_identity: { provider, provider_subject, email: email ?? null } };
     }
@@ -419,7 +421,11 @@ export class GuestClient {
    * session ends, the stored tokens are dropped, and `session` and `user` fire with `deleted`.
    */
   async deleteAccount(): Promise<void> {
-    await this.request<{ deleted: true }>('DELETE', 'me', undefined, await this.getAccessToken());
+    const shown = this.userId;
+    const bearer = await this.getAccessToken();
+    // Taking a fresh token may take over another tab's new player: never erase that one instead.
+    if (shown !== null && this.userId !== shown) throw playerChanged();
+    await this.request<{ deleted: true }>('DELETE', 'me', undefined, bearer);
     await this.keeper.clear('deleted');
   }
 

@@ -416,7 +416,10 @@ export class SessionKeeper {
     if (!this.autoRefresh || !held || !this.opts.storage || this.known === null) return;
     this.timer = setTimeout(
       () => {
-        this.shared(false).catch(() => {
+        // The timer decides that it is time, not the wall clock: a timer firing a moment before
+        // `refreshAt` by Date.now() (Node's timers may, and so does a clock stepped back) would find
+        // the token fresh, refresh nothing, and never be scheduled again.
+        this.shared(true).catch(() => {
           // Still holding a session: the failure was transient (offline, 503); try again later.
           if (this.held) this.schedule(RETRY_LATER_MS);
         });

@@ -38,6 +38,15 @@ export class GuestApiError extends Error {
   }
 }
 
+/**
+ * Another tab of this origin signed in to another account or started another guest meanwhile, and
+ * this tab took its session over on the way: an irreversible call meant for the player this tab
+ * showed is not sent for another one. The `user` event has fired; show the player, then ask again.
+ */
+export function playerChanged(): GuestApiError {
+  return new GuestApiError(409, 'player_changed', 'Another tab changed the signed-in player; nothing was done.');
+}
+
 export function noRefreshToken(): GuestApiError {
   return new GuestApiError(0, 'no_refresh_token', 'No refresh token in secure storage.');
 }

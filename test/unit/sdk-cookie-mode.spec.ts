@@ -320,6 +320,49 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     expect(two.sessionId).toBe('ses_2');
   });
 
+  it('erases only the player the tab showed: one another tab moved to is refused, nothing sent', async () => {
+    const { service, one, two } = await twoTabsOnOneGuest();
+    // Tab one moves the origin to another player ("sign in to that account instead").
+    service.session = 'ses_2';
+    service.user = 'usr_2';
+    await one.createGuest();
+    expect(two.userId).toBe('usr_1');
+    const users: string[] = [];
+    two.on('user', (change) => users.push(`${change.reason}:${change.userId}`));
+    await expect(two.deleteAccount()).rejects.toMatchObject({ status: 409, code: 'player_changed' });
+    expect(service.calls.filter((c) => c.path === 'me')).toEqual([]);
+    expect(users).toEqual(['adopted:usr_2']);
+    // Asked again, now for the player the tab shows.
+    await two.deleteAccount();
+    expect(service.bearers.filter((b) => b.path === 'me').map((b) => b.authorization)).toEqual([
+      expect.stringContaining('Bearer '),
+    ]);
+  });
+
+  it('does not take another tab’s sign-in for an upgrade whose answer was lost', async () => {
+    const service = new CookieService();
+    const page = new FakeWebStorage();
+    // The upgrade's answer is lost, and meanwhile another tab signed in to another account: the
+    // browser's cookie and the origin's session id are that account's.
+    const through = (async (url: string, init?: RequestInit & { body?: string }) => {
+      const path = new URL(url).pathname.replace('/t/acme/', '');
+      if (path === 'guest/upgrade') {
+        service.session = 'ses_2';
+        service.user = 'usr_2';
+        page.setItem(MARKER, 'ses_2');
+        throw new TypeError('network connection lost');
+      }
+      if (path === 'me') {
+        const identities = [{ provider: 'email', provider_subject: 'real@example.com', email: 'real@example.com' }];
+        return json(200, { user: { id: service.user, guest: false, created_at: '2026-01-01T00:00:00Z', identities } });
+      }
+      return service.fetch(url, init);
+    }) as unknown as typeof fetch;
+    const c = tab(service, page, { fetch: through });
+    await c.createGuest();
+    await expect(c.upgrade('prf_x')).rejects.toMatchObject({ status: 0 });
+  });
+
   it('ends the session on invalid_grant, and when the browser kept no cookie (invalid_request)', async () => {
     for (const refusal of ['invalid_grant', 'invalid_request'] as const) {
       const service = new CookieService();

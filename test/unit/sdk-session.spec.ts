@@ -387,6 +387,22 @@ describe('the SDK retries transient failures and keeps the token', () => {
     expect(service.presented()).toHaveLength(1);
   });
 
+  it('keeps renewing by timer when the wall clock lags the timer (a timer firing early, a clock stepped back)', async () => {
+    const first = tokens({ expiresIn: 300 });
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, tokens({ expiresIn: 300 })),
+    );
+    const c = client(service, { autoRefresh: true });
+    await c.createGuest();
+    jest.setSystemTime(Date.now() - 1);
+    await jest.advanceTimersByTimeAsync(240_000);
+    expect(service.presented()).toEqual([first.refresh_token]);
+    // And the timer was set again for the renewed token.
+    await jest.advanceTimersByTimeAsync(240_000);
+    expect(service.presented()).toHaveLength(2);
+    c.stop();
+  });
+
   it('getAccessToken() hands out the held token, still valid, when its early renewal meets 503s', async () => {
     const first = tokens({ expiresIn: 300 });
     const service = new FakeService((call) =>
