@@ -95,19 +95,29 @@ export function requireBoundBrowser(
     throw new AppError('forbidden', 'The browser that finishes the flow is not the one that started it.');
 }
 
+/** Where a state's callback returns: its client, and the page's origin when a page started it. */
+export function returnTo(state: { clientId: string; pageOrigin?: string }): { clientId: string; pageOrigin?: string } {
+  return state.pageOrigin === undefined
+    ? { clientId: state.clientId }
+    : { clientId: state.clientId, pageOrigin: state.pageOrigin };
+}
+
 /**
  * Once a state has named its client, every outcome goes back to the client's registered redirect
  * URI, a failure as `error` (RFC 6749 section 4.1.2.1), so the player returns to the game instead
- * of being stranded on an error page. Proof or error travel as query parameters (contract 6).
+ * of being stranded on an error page. Proof or error travel as query parameters (contract 6). A
+ * client may register several (staging and production, two sites of one game): a flow a page
+ * started returns to the one on that page's origin, where its flow cookie and state are; a
+ * top-level start names no page, and returns to the first.
  */
 export async function redirectToClient(
   clients: TenantClients,
   logger: Logger,
-  at: { tenantId: string; clientId: string; what: string; log?: Record<string, string> },
+  at: { tenantId: string; clientId: string; pageOrigin?: string; what: string; log?: Record<string, string> },
   complete: () => Promise<Record<string, string>>,
 ): Promise<string> {
   const client = await clients.resolve(at.tenantId, at.clientId);
-  const redirect = client.redirectUris[0];
+  const redirect = client.redirectUris.find((uri) => new URL(uri).origin === at.pageOrigin) ?? client.redirectUris[0];
   if (!redirect) throw new AppError('invalid_request', 'The client has no redirect URI.');
   const params = await complete().catch((err: unknown) => {
     const error = callbackError(err);

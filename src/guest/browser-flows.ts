@@ -30,6 +30,8 @@ export interface GuestRequestContext {
   readonly ip: string;
   /** The request came by CORS from a registered web origin (contract section 11). */
   readonly crossSite: boolean;
+  /** That origin: the page a redirect sign-in started by this request returns to. */
+  readonly pageOrigin: string | undefined;
 }
 
 export function guestContext(
@@ -45,6 +47,7 @@ export function guestContext(
     flowCookie: readCookie(req.headers.cookie, flowCookieName(body.browser_flow_id)),
     ip: clientNetwork(req, config.trustProxy),
     crossSite: registeredCorsOrigin(req) !== undefined,
+    pageOrigin: registeredCorsOrigin(req),
   };
 }
 

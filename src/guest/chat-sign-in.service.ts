@@ -11,6 +11,7 @@ import {
   finishCallback,
   newBinding,
   redirectToClient,
+  returnTo,
   requireBoundBrowser,
   type BindingCookie,
   type CallbackResult,
@@ -103,6 +104,7 @@ export class ChatSignInService {
       clientId: client.id,
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
+      ...(ctx.pageOrigin === undefined ? {} : { pageOrigin: ctx.pageOrigin }),
     });
     return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'chat/go', handle) };
   }
@@ -122,7 +124,7 @@ export class ChatSignInService {
 
   private async authorizeUrl(
     app: ChatPlatformApp,
-    owner: { tenantId: string; clientId: string },
+    owner: { tenantId: string; clientId: string; pageOrigin?: string },
     flow: BoundFlow,
     binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
@@ -132,6 +134,7 @@ export class ChatSignInService {
       clientId: owner.clientId,
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
+      ...(owner.pageOrigin === undefined ? {} : { pageOrigin: owner.pageOrigin }),
       codeVerifier,
       ...binding,
     });
@@ -153,7 +156,7 @@ export class ChatSignInService {
     readCookie: (name: string) => string | undefined,
   ): Promise<CallbackResult> {
     return finishCallback(await this.states.takeState(reply.state), tenantId, chatBindingCookieName, (pending) =>
-      redirectToClient(this.clients, this.logger, { tenantId, clientId: pending.clientId, what: 'chat' }, () =>
+      redirectToClient(this.clients, this.logger, { tenantId, ...returnTo(pending), what: 'chat' }, () =>
         this.complete(pending, reply, readCookie),
       ),
     );

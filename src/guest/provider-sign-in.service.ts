@@ -11,6 +11,7 @@ import {
   finishCallback,
   newBinding,
   redirectToClient,
+  returnTo,
   requireBoundBrowser,
   type BindingCookie,
   type BoundState,
@@ -107,7 +108,13 @@ export class ProviderSignInService {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     await this.provider(ctx.tenantId, providerId);
     const flow = await this.flows.requireKnown(ctx);
-    const handle = await this.states.newHandle({ tenantId: ctx.tenantId, clientId: client.id, providerId, ...flow });
+    const handle = await this.states.newHandle({
+      tenantId: ctx.tenantId,
+      clientId: client.id,
+      providerId,
+      ...flow,
+      ...(ctx.pageOrigin === undefined ? {} : { pageOrigin: ctx.pageOrigin }),
+    });
     return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'providers/go', handle) };
   }
 
@@ -133,6 +140,7 @@ export class ProviderSignInService {
       providerId: owner.providerId,
       flowId: owner.flowId,
       cookieHash: owner.cookieHash,
+      ...(owner.pageOrigin === undefined ? {} : { pageOrigin: owner.pageOrigin }),
       nonce,
       codeVerifier,
       ...binding,
@@ -154,7 +162,7 @@ export class ProviderSignInService {
       redirectToClient(
         this.clients,
         this.logger,
-        { tenantId, clientId: pending.clientId, what: 'provider', log: { provider: pending.providerId } },
+        { tenantId, ...returnTo(pending), what: 'provider', log: { provider: pending.providerId } },
         () => this.complete(pending, reply, readCookie),
       ),
     );

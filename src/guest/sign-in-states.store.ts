@@ -13,9 +13,20 @@ export interface SignInHandle {
   readonly clientId: string;
   readonly flowId: string;
   readonly cookieHash: string;
+  /**
+   * The registered web origin of the page that started the flow by `POST …/start`: the callback
+   * returns to the client's redirect URI of that origin (a client may have several).
+   */
+  readonly pageOrigin?: string;
 }
 
-export const SIGN_IN_HANDLE_FIELDS = { tenantId: isString, clientId: isString, flowId: isString, cookieHash: isString };
+export const SIGN_IN_HANDLE_FIELDS = {
+  tenantId: isString,
+  clientId: isString,
+  flowId: isString,
+  cookieHash: isString,
+  pageOrigin: optional(isString),
+};
 
 /**
  * A state's binding to the browser: set when a page started the flow by `POST …/start` and a

@@ -130,3 +130,22 @@ export const refreshGrant = (
     .post(`/t/${tenantId}/token`)
     .type('form')
     .send({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+
+/**
+ * A browser client of `acme` registered on two sites, staging first: a callback returns a page's
+ * flow to the redirect URI on that page's origin.
+ */
+export async function twoSiteClient(w: GuestWorld): Promise<{ clientId: string; staging: string; game: string }> {
+  const [staging, game] = ['https://staging.two.example', 'https://game.two.example'] as const;
+  await w.t.app.get(ClientsRepository).insert({
+    id: 'cli_two_sites',
+    tenantId: 'acme',
+    name: 'Two sites',
+    type: 'browser',
+    enabled: true,
+    scopes: ['openid'],
+    redirectUris: [`${staging}/auth`, `${game}/auth`],
+    secretDigest: null,
+  });
+  return { clientId: 'cli_two_sites', staging, game };
+}

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { startGuestWorld, twoSiteClient, type GuestWorld } from '../../support/guest-fixtures';
 
 // cli_game of acme: redirect URI https://play.acme.example/auth (guest-fixtures), plus the web
 // origin registered here. cli_other of acme has its own origin; cli_native is native.
@@ -219,6 +219,19 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
     });
   });
 
+  /** A browser follows a page's `authorize_url`: the bounce, consent as `user`, the callback. */
+  const followPageLink = async (authorizeUrl: string, user: { id: string; username: string; email?: string }) => {
+    const link = new URL(authorizeUrl);
+    const bounce = await w.t
+      .auth()
+      .get(link.pathname + link.search)
+      .expect(302);
+    const binding = cookiePair(([] as string[]).concat(bounce.headers['set-cookie'] ?? [])[0] as string);
+    const state = new URL(bounce.headers.location as string).searchParams.get('state') as string;
+    const code = w.chat.registerUser(user, bounce.headers.location);
+    return w.t.auth().get(`/t/acme/chat/callback?code=${code}&state=${state}`).set('Cookie', binding).expect(302);
+  };
+
   describe('POST chat/start for pages (contract section 11)', () => {
     it('answers {authorize_url} for a flow under way: a bounce that binds the browser following it, since the page’s cookie stays in its partition', async () => {
       const id = flowId();
@@ -239,22 +252,11 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       // Following the link is a top-level navigation to the auth site, where the page's partitioned
       // cookie is not sent: the bounce sets a first-party cookie of its own (issue 22, finding 2).
-      const link = new URL(res.body.authorize_url as string);
-      const bounce = await w.t
-        .auth()
-        .get(link.pathname + link.search)
-        .expect(302);
-      const binding = cookiePair(([] as string[]).concat(bounce.headers['set-cookie'] ?? [])[0] as string);
-      const state = new URL(bounce.headers.location as string).searchParams.get('state') as string;
-      const code = w.chat.registerUser(
-        { id: '7001', username: 'corsy', email: 'corsy@example.com' },
-        bounce.headers.location,
-      );
-      const back = await w.t
-        .auth()
-        .get(`/t/acme/chat/callback?code=${code}&state=${state}`)
-        .set('Cookie', binding)
-        .expect(302);
+      const back = await followPageLink(res.body.authorize_url as string, {
+        id: '7001',
+        username: 'corsy',
+        email: 'corsy@example.com',
+      });
       const proof = new URL(back.headers.location as string);
       expect(proof.origin).toBe(GAME_REDIRECT_ORIGIN);
       const proofId = proof.searchParams.get('proof_id') as string;
@@ -263,6 +265,22 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       await post('/t/acme/guest/upgrade', { client_id: 'cli_game', browser_flow_id: id, proof_id: proofId })
         .set('Authorization', `Bearer ${guest.body.access_token}`)
         .expect(403);
+    });
+
+    it('returns to the redirect URI on the page’s origin when the client registered several', async () => {
+      const { clientId, staging, game } = await twoSiteClient(w);
+      for (const [origin, user] of [
+        [game, '7101'],
+        [staging, '7102'],
+      ] as const) {
+        const id = flowId();
+        const body = { client_id: clientId, browser_flow_id: id };
+        const guest = await post('/t/acme/guest', body, origin).expect(201);
+        const cookie = cookiePair(flowCookieOf(guest, id) as string);
+        const start = await post('/t/acme/chat/start', body, origin, cookie).expect(200);
+        const back = await followPageLink(start.body.authorize_url as string, { id: user, username: `two-${user}` });
+        expect(new URL(back.headers.location as string).origin).toBe(origin);
+      }
     });
 
     it('needs the flow cookie of a flow under way', async () => {

@@ -13,7 +13,7 @@ import {
 } from '../../../src/directory/identity-providers.repository';
 import { admin } from '../../support/admin-cli';
 import { appleTeam, TestBrowser } from '../../support/oidc-issuer';
-import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { emailProof, startGuestWorld, twoSiteClient, type GuestWorld } from '../../support/guest-fixtures';
 import {
   addProvider,
   browserWithFlow,
@@ -579,6 +579,28 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect(await identityRows('google', 'page-1')).toEqual([
         { user_id: signedIn.user_id, email: null, email_digest: null },
       ]);
+    });
+
+    it('a page’s flow returns to the redirect URI on that page’s origin, of several the client registered', async () => {
+      const { clientId, game } = await twoSiteClient(w);
+      await p.plain.setAccount({ sub: 'two-sites-1' });
+      const id = newFlowId();
+      const body = { client_id: clientId, browser_flow_id: id };
+      const guest = await w.t.auth().post('/t/acme/guest').set('Origin', game).send(body).expect(201);
+      const flowCookie = ([] as string[])
+        .concat(guest.headers['set-cookie'] ?? [])
+        .find((c) => c.startsWith(`__Host-svc_flow_${id}=`))
+        ?.split(';')[0] as string;
+      const start = await w.t
+        .auth()
+        .post('/t/acme/providers/google/start')
+        .set('Origin', game)
+        .set('Cookie', flowCookie)
+        .send(body)
+        .expect(200);
+      const back = new URL(await browserWithFlow(id, undefined).navigate(start.body.authorize_url as string));
+      expect(`${back.origin}${back.pathname}`).toBe(`${game}/auth`);
+      expect(back.searchParams.get('proof_id')).toMatch(/^prf_/);
     });
 
     it('Sign in with Apple: form_post callback, client-secret JWT by client_secret_post, private-relay email sent once with email_verified "true"', async () => {
