@@ -565,8 +565,7 @@ function mailFrom(r: Reader, from: string): string {
   const m = SENDER.exec(from.trim());
   // Brackets must pair: `name@host>` and `Name <name@host` are refused too.
   const paired = m !== null && from.trim().endsWith('>') === from.includes('<');
-  if (from && !paired)
-    r.problems.push('MAIL_FROM: must be an address, name@host or "Display Name <name@host>"');
+  if (from && !paired) r.problems.push('MAIL_FROM: must be an address, name@host or "Display Name <name@host>"');
   return from;
 }
 
