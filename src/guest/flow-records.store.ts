@@ -13,6 +13,7 @@ import { REDIS } from '../platform/redis/redis.module';
 import type { RedisClient } from '../platform/redis/redis-client';
 import { RedisScript } from '../platform/redis/redis-script';
 import { newRecordId } from '../directory/identifiers';
+import { BROWSER_FLOW_TTL_SECONDS } from './browser-flows';
 
 /**
  * One-time records of a browser flow: provider proofs, the upgrade proof of a new guest and the
@@ -85,8 +86,6 @@ const decodeLinkingIntent = objectDecoder<LinkingIntent>({
 const proofKey = (flowId: string, proofId: string): string => `g:{${flowId}}:prf:${proofId}`;
 const intentKey = (flowId: string): string => `g:{${flowId}}:intent`;
 const firstIntentKey = (flowId: string): string => `g:{${flowId}}:intent:first`;
-/** As long as a provisional user a lapsed attempt made waits for `purge` (a day). */
-const FIRST_INTENT_TTL_SECONDS = 24 * 60 * 60;
 
 const BOUND = `
 local function bound(r)
@@ -108,34 +107,27 @@ return {raw, ttl}`);
 
 // One live intent per flow: the same session, client and tenant renew it; anyone else conflicts.
 // A new intent of the session whose earlier intent in this flow lapsed keeps that one's creation
-// time (KEYS[2], kept ARGV[7] seconds): the provisional user the lapsed attempt's proof made is then
-// still younger than the intent (spec 4.3 rule 6), so a player slow to read the code can start over
-// instead of finding the address taken by an empty account.
+// time: the provisional user the lapsed attempt's proof made is then still younger than the intent
+// (spec 4.3 rule 6), so a player slow to read the code can start over instead of finding the address
+// taken by an empty account. KEYS[2] keeps the flow's first intent as `{sessionId} {createdAt}` (a
+// session is of one tenant and client, and the flow's cookie is checked before), for the flow's life.
 const PUT_INTENT = new RedisScript(`
-local function same(c)
-  return c.sessionId == ARGV[2] and c.clientId == ARGV[3] and c.tenantId == ARGV[4] and c.cookieHash == ARGV[5]
-end
 local cur = redis.call('GET', KEYS[1])
 if cur then
-  if same(cjson.decode(cur)) then
+  local c = cjson.decode(cur)
+  if c.sessionId == ARGV[2] and c.clientId == ARGV[3] and c.tenantId == ARGV[4] and c.cookieHash == ARGV[5] then
     redis.call('EXPIRE', KEYS[1], ARGV[6])
     return {'renewed', cur}
   end
   return {'conflict'}
 end
-local fresh = ARGV[1]
-local first = redis.call('GET', KEYS[2])
-if first then
-  local f = cjson.decode(first)
-  if same(f) then
-    local i = cjson.decode(fresh)
-    i.createdAt = f.createdAt
-    fresh = cjson.encode(i)
-  end
-end
-redis.call('SET', KEYS[1], fresh, 'EX', ARGV[6])
-redis.call('SET', KEYS[2], fresh, 'EX', ARGV[7])
-return {'created', fresh}`);
+local fresh = cjson.decode(ARGV[1])
+local sid, at = string.match(redis.call('GET', KEYS[2]) or '', '^(%S+) (%d+)$')
+if sid == ARGV[2] then fresh.createdAt = tonumber(at) end
+local raw = cjson.encode(fresh)
+redis.call('SET', KEYS[1], raw, 'EX', ARGV[6])
+redis.call('SET', KEYS[2], ARGV[2] .. ' ' .. string.format('%d', fresh.createdAt), 'EX', ARGV[7])
+return {'created', raw}`);
 
 // Spec 4.3 rule 2: the intent and the provider proof are consumed together, once, and only when
 // both are fresh and bound to the same tenant, client, flow and guest session.
@@ -236,7 +228,7 @@ export class FlowRecordsStore {
         intent.tenantId,
         intent.cookieHash,
         ttlSeconds,
-        FIRST_INTENT_TTL_SECONDS,
+        BROWSER_FLOW_TTL_SECONDS,
       ],
     );
     const [outcome, raw] = arrayReply(reply);
