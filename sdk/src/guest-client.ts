@@ -529,6 +529,10 @@ export class GuestClient {
         ...(body ? { body: JSON.stringify(body) } : {}),
         // A browser sends and keeps the flow cookie itself; with a jar, this client does.
         credentials: jar ? 'omit' : 'include',
+        // In cookie mode the browser also keeps the session's refresh cookie, which a refresh
+        // rotates on every page load: should the tab close before the answer, the browser still
+        // takes it and its cookie, or the next visit would present the one rotated away.
+        ...(this.cookieMode ? { keepalive: true } : {}),
       },
       timeLimitMs,
     );

@@ -7,8 +7,9 @@ import { PrivateRedis } from '../../support/private-redis';
  * Contract 13 in Chromium, cookie mode: every page load of a game rotates the session's refresh
  * cookie, and a player may close the tab while that refresh is under way (a slow mobile network).
  * The service rotates anyway; the next visit, after REFRESH_REUSE_INTERVAL, keeps the player only
- * if the browser still took the answer's cookie (Chromium does). Redis is the test's own, stalled
- * with SIGSTOP so the refresh is in flight when the tab closes.
+ * if the browser still took the answer's cookie, which the SDK's `keepalive` fetches ask of it
+ * (without them Chromium dropped it in two runs of three on a loaded machine). Redis is the test's
+ * own, stalled with SIGSTOP so the refresh is in flight when the tab closes.
  */
 describe('a tab closed while its refresh is under way (Chromium, cookie mode)', () => {
   let redis: PrivateRedis;
