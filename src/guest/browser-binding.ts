@@ -95,13 +95,6 @@ export function requireBoundBrowser(
     throw new AppError('forbidden', 'The browser that finishes the flow is not the one that started it.');
 }
 
-/** Where a state's callback returns: its client, and the page's origin when a page started it. */
-export function returnTo(state: { clientId: string; pageOrigin?: string }): { clientId: string; pageOrigin?: string } {
-  return state.pageOrigin === undefined
-    ? { clientId: state.clientId }
-    : { clientId: state.clientId, pageOrigin: state.pageOrigin };
-}
-
 /**
  * Once a state has named its client, every outcome goes back to the client's registered redirect
  * URI, a failure as `error` (RFC 6749 section 4.1.2.1), so the player returns to the game instead
@@ -113,7 +106,13 @@ export function returnTo(state: { clientId: string; pageOrigin?: string }): { cl
 export async function redirectToClient(
   clients: TenantClients,
   logger: Logger,
-  at: { tenantId: string; clientId: string; pageOrigin?: string; what: string; log?: Record<string, string> },
+  at: {
+    tenantId: string;
+    clientId: string;
+    pageOrigin?: string | undefined;
+    what: string;
+    log?: Record<string, string>;
+  },
   complete: () => Promise<Record<string, string>>,
 ): Promise<string> {
   const client = await clients.resolve(at.tenantId, at.clientId);

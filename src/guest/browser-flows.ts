@@ -28,9 +28,10 @@ export interface GuestRequestContext {
   /** The `__Host-svc_flow_{flowId}` cookie, when the browser sent one. */
   readonly flowCookie: string | undefined;
   readonly ip: string;
-  /** The request came by CORS from a registered web origin (contract section 11). */
-  readonly crossSite: boolean;
-  /** That origin: the page a redirect sign-in started by this request returns to. */
+  /**
+   * The registered web origin the request came from by CORS (contract section 11), undefined for a
+   * same-site or non-browser request: the page a redirect sign-in it starts returns to.
+   */
   readonly pageOrigin: string | undefined;
 }
 
@@ -46,7 +47,6 @@ export function guestContext(
     flowId: body.browser_flow_id,
     flowCookie: readCookie(req.headers.cookie, flowCookieName(body.browser_flow_id)),
     ip: clientNetwork(req, config.trustProxy),
-    crossSite: registeredCorsOrigin(req) !== undefined,
     pageOrigin: registeredCorsOrigin(req),
   };
 }
@@ -99,7 +99,11 @@ export class BrowserFlows {
       const body = await work(started.flow);
       return {
         body,
-        newFlowCookie: { flowId: ctx.flowId, value: started.cookie, sameSite: ctx.crossSite ? 'none' : 'lax' },
+        newFlowCookie: {
+          flowId: ctx.flowId,
+          value: started.cookie,
+          sameSite: ctx.pageOrigin !== undefined ? 'none' : 'lax',
+        },
       };
     } catch (err) {
       await this.store.release(ctx.flowId, started.claimed).catch(() => undefined);

@@ -11,7 +11,6 @@ import {
   finishCallback,
   newBinding,
   redirectToClient,
-  returnTo,
   requireBoundBrowser,
   type BindingCookie,
   type CallbackResult,
@@ -104,7 +103,7 @@ export class ChatSignInService {
       clientId: client.id,
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
-      ...(ctx.pageOrigin === undefined ? {} : { pageOrigin: ctx.pageOrigin }),
+      pageOrigin: ctx.pageOrigin,
     });
     return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'chat/go', handle) };
   }
@@ -124,7 +123,7 @@ export class ChatSignInService {
 
   private async authorizeUrl(
     app: ChatPlatformApp,
-    owner: { tenantId: string; clientId: string; pageOrigin?: string },
+    owner: { tenantId: string; clientId: string; pageOrigin?: string | undefined },
     flow: BoundFlow,
     binding?: { bindingId: string; bindingHash: string },
   ): Promise<string> {
@@ -134,7 +133,7 @@ export class ChatSignInService {
       clientId: owner.clientId,
       flowId: flow.flowId,
       cookieHash: flow.cookieHash,
-      ...(owner.pageOrigin === undefined ? {} : { pageOrigin: owner.pageOrigin }),
+      pageOrigin: owner.pageOrigin,
       codeVerifier,
       ...binding,
     });
@@ -156,8 +155,11 @@ export class ChatSignInService {
     readCookie: (name: string) => string | undefined,
   ): Promise<CallbackResult> {
     return finishCallback(await this.states.takeState(reply.state), tenantId, chatBindingCookieName, (pending) =>
-      redirectToClient(this.clients, this.logger, { tenantId, ...returnTo(pending), what: 'chat' }, () =>
-        this.complete(pending, reply, readCookie),
+      redirectToClient(
+        this.clients,
+        this.logger,
+        { tenantId, clientId: pending.clientId, pageOrigin: pending.pageOrigin, what: 'chat' },
+        () => this.complete(pending, reply, readCookie),
       ),
     );
   }

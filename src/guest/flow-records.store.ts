@@ -121,12 +121,17 @@ if cur then
   end
   return {'conflict'}
 end
-local fresh = cjson.decode(ARGV[1])
+local raw = ARGV[1]
 local sid, at = string.match(redis.call('GET', KEYS[2]) or '', '^(%S+) (%d+)$')
-if sid == ARGV[2] then fresh.createdAt = tonumber(at) end
-local raw = cjson.encode(fresh)
+if sid == ARGV[2] then
+  local fresh = cjson.decode(raw)
+  fresh.createdAt = tonumber(at)
+  raw = cjson.encode(fresh)
+else
+  at = ARGV[8]
+end
 redis.call('SET', KEYS[1], raw, 'EX', ARGV[6])
-redis.call('SET', KEYS[2], ARGV[2] .. ' ' .. string.format('%d', fresh.createdAt), 'EX', ARGV[7])
+redis.call('SET', KEYS[2], ARGV[2] .. ' ' .. at, 'EX', ARGV[7])
 return {'created', raw}`);
 
 // Spec 4.3 rule 2: the intent and the provider proof are consumed together, once, and only when
@@ -229,6 +234,7 @@ export class FlowRecordsStore {
         intent.cookieHash,
         ttlSeconds,
         BROWSER_FLOW_TTL_SECONDS,
+        String(intent.createdAt),
       ],
     );
     const [outcome, raw] = arrayReply(reply);

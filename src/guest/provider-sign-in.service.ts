@@ -11,7 +11,6 @@ import {
   finishCallback,
   newBinding,
   redirectToClient,
-  returnTo,
   requireBoundBrowser,
   type BindingCookie,
   type BoundState,
@@ -113,7 +112,7 @@ export class ProviderSignInService {
       clientId: client.id,
       providerId,
       ...flow,
-      ...(ctx.pageOrigin === undefined ? {} : { pageOrigin: ctx.pageOrigin }),
+      pageOrigin: ctx.pageOrigin,
     });
     return { authorize_url: bounceUrl(this.config.authOrigin, ctx.tenantId, 'providers/go', handle) };
   }
@@ -140,7 +139,7 @@ export class ProviderSignInService {
       providerId: owner.providerId,
       flowId: owner.flowId,
       cookieHash: owner.cookieHash,
-      ...(owner.pageOrigin === undefined ? {} : { pageOrigin: owner.pageOrigin }),
+      pageOrigin: owner.pageOrigin,
       nonce,
       codeVerifier,
       ...binding,
@@ -162,7 +161,13 @@ export class ProviderSignInService {
       redirectToClient(
         this.clients,
         this.logger,
-        { tenantId, ...returnTo(pending), what: 'provider', log: { provider: pending.providerId } },
+        {
+          tenantId,
+          clientId: pending.clientId,
+          pageOrigin: pending.pageOrigin,
+          what: 'provider',
+          log: { provider: pending.providerId },
+        },
         () => this.complete(pending, reply, readCookie),
       ),
     );

@@ -17,7 +17,7 @@ export interface SignInHandle {
    * The registered web origin of the page that started the flow by `POST …/start`: the callback
    * returns to the client's redirect URI of that origin (a client may have several).
    */
-  readonly pageOrigin?: string;
+  readonly pageOrigin?: string | undefined;
 }
 
 export const SIGN_IN_HANDLE_FIELDS = {
