@@ -6,7 +6,7 @@ import { insertAuditRecords, type AuditRecord } from './audit-trail.repository';
 import { notePendingSessionRevocation } from './pending-revocations.repository';
 import { PreparedStatement } from '../platform/database/prepared-statement';
 import { affectedRows, bool, count, decodeFirst, rowsOf, text } from '../platform/database/row-decoders';
-import type { SessionBinding, Slide } from '../platform/session-store/session-store';
+import type { HandOver, SessionBinding, Slide } from '../platform/session-store/session-store';
 
 /**
  * A refresh slides its session (slide): on every customer refresh. The same statement notes the
@@ -56,7 +56,9 @@ export interface RecoverableSession {
  */
 const RECOVERABLE = `
   SELECT s.user_id, s.secret_digest, s.scope, s.guest, s.presented_generation,
-         (extract(epoch FROM coalesce(s.prior_activity_at, s.created_at)) * 1000)::bigint AS prior_activity_ms
+         s.generation_used_at IS NULL AS never_refreshed,
+         (extract(epoch FROM coalesce(s.prior_activity_at, s.created_at)) * 1000)::bigint AS prior_activity_ms,
+         (extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms
     FROM sessions s JOIN users u ON u.id = s.user_id AND u.tenant_id = s.tenant_id
    WHERE s.id = $1 AND s.tenant_id = $2 AND s.client_id = $3 AND s.revoked_at IS NULL
      AND s.expires_at > clock_timestamp() AND s.secret_digest IS NOT NULL AND u.status = 'active'`;
@@ -71,6 +73,34 @@ export interface RecoverableRow {
   readonly presentedGeneration: number;
   /** The session's activity before that generation was first presented (database clock, ms). */
   readonly priorActivityMs: number;
+  /** No refresh token of the session was ever presented. */
+  readonly neverRefreshed: boolean;
+  /** The session's end (database clock, ms). */
+  readonly expiresAtMs: number;
+}
+
+/**
+ * An upgrade's hand-over (contract 13), as the replaced session's row keeps it: open while the
+ * reuse rule is on and the upgrade's answer was never sent (a 503 after the commit: the player
+ * holds nothing else) or was sent within the reuse interval (an answer lost on the way). Whether
+ * the replacement's own token is still unused is the live session's to say (TAKE_OVER), or its
+ * row's when it is rebuilt.
+ */
+const HAND_OVER = `
+  SELECT successor_id, successor_salt, successor_generation, secret_digest
+    FROM sessions
+   WHERE id = $1 AND tenant_id = $2 AND client_id = $3 AND successor_id IS NOT NULL AND secret_digest IS NOT NULL
+     AND $4::int > 0
+     AND (successor_answered_at IS NULL OR successor_answered_at > clock_timestamp() - make_interval(secs => $4::int))`;
+
+/** What an upgrade's transaction writes on the replaced session's row. */
+export interface Supersession {
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly successorId: string;
+  readonly salt: string;
+  /** The replaced session's generation when the upgrade began. */
+  readonly generation: number;
 }
 
 @Injectable()
@@ -101,18 +131,44 @@ export class SessionRecordsRepository {
   }
 
   /**
-   * Marks the user's session revoked inside the caller's transaction, locking the row; false when
-   * it is unknown, another user's, or already revoked.
+   * Marks the user's session revoked inside the upgrade's transaction, locking the row, and keeps
+   * the hand-over to its replacement; false when it is unknown, another user's, or already revoked.
    */
-  async revokeWithin(m: EntityManager, sessionId: string, userId: string): Promise<boolean> {
-    // TypeORM answers an UPDATE with [rows, affected count].
+  async supersedeWithin(m: EntityManager, s: Supersession): Promise<boolean> {
     const { affected } = affectedRows(
       await m.query(
-        `UPDATE sessions SET revoked_at = clock_timestamp() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
-        [sessionId, userId],
+        `UPDATE sessions
+            SET revoked_at = clock_timestamp(), successor_id = $3, successor_salt = $4, successor_generation = $5
+          WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
+        [s.sessionId, s.userId, s.successorId, s.salt, s.generation],
       ),
     );
     return affected === 1;
+  }
+
+  /** The upgrade's answer is on its way: from now on its hand-over lasts the reuse interval. */
+  async successorAnswered(sessionId: string): Promise<void> {
+    await this.records.manager.query(`UPDATE sessions SET successor_answered_at = clock_timestamp() WHERE id = $1`, [
+      sessionId,
+    ]);
+  }
+
+  /** The open hand-over of a replaced session of this realm and client (HAND_OVER), or null. */
+  async handOver(sessionId: string, binding: SessionBinding, reuseIntervalSeconds: number): Promise<HandOver | null> {
+    return decodeFirst(
+      await this.records.manager.query(HAND_OVER, [
+        sessionId,
+        binding.tenantId,
+        binding.clientId,
+        reuseIntervalSeconds,
+      ]),
+      (row) => ({
+        successorId: text(row, 'successor_id'),
+        salt: text(row, 'successor_salt'),
+        generation: count(row, 'successor_generation'),
+        secretDigest: text(row, 'secret_digest'),
+      }),
+    );
   }
 
   /**
@@ -215,6 +271,8 @@ export class SessionRecordsRepository {
         guest: bool(row, 'guest'),
         presentedGeneration: count(row, 'presented_generation'),
         priorActivityMs: count(row, 'prior_activity_ms'),
+        neverRefreshed: bool(row, 'never_refreshed'),
+        expiresAtMs: count(row, 'expires_ms'),
       }),
     );
   }

@@ -76,6 +76,9 @@ export class CustomerRefreshGrant implements Grant<
           this.records.slide(sid, binding, { idleSeconds: idleTtl, absoluteSeconds: absoluteTtl }, generation),
         // Contract 13: a session Redis lost is rebuilt from its row when that is safe.
         recover: (lost) => this.recovery.recover(lost),
+        // Contract 13: an upgrade's answer lost, or never sent after its commit, is handed over.
+        handOver: (sid, binding) => this.records.handOver(sid, binding, refreshReuseInterval),
+        recoverSuccessor: (lost) => this.recovery.recoverSuccessor(lost),
         // The row follows the secret a replacement took over, or that session could not be rebuilt.
         tookOver: (sid, digest) => this.records.keepSecretDigest(sid, digest),
       },

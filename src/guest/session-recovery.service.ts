@@ -2,7 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { MetricsService } from '../platform/metrics/metrics.service';
 import { DatasetEpoch } from '../platform/session-store/dataset-epoch';
-import { SessionStore, type LostSession } from '../platform/session-store/session-store';
+import {
+  SessionStore,
+  type LostSession,
+  type LostSuccessor,
+  type RebuildOutcome,
+  type RebuiltSession,
+} from '../platform/session-store/session-store';
 import { recoveryRefusal } from './session-recovery.rule';
 
 /**
@@ -39,31 +45,60 @@ export class SessionRecovery {
       this.logger.log({ ...where, refusal }, 'session lost by redis not rebuilt');
       return;
     }
-    // The audit row first, as for every change of a session that Redis carries out.
-    const recorded = await this.records.recordRecovery(lost.sessionId, epochMs, {
-      type: 'session.recovered',
-      tenantId: lost.tenantId,
-      subject: row.userId,
-      data: { session_id: lost.sessionId, client_id: lost.clientId, generation: lost.generation },
-    });
-    if (!recorded) return;
-    const outcome = await this.sessions.rebuild(
-      {
-        sessionId: lost.sessionId,
-        tenantId: lost.tenantId,
-        userId: row.userId,
-        clientId: lost.clientId,
-        scope: row.scope,
-        guest: row.guest,
-        generation: lost.generation,
-        secretDigest: row.secretDigest,
-      },
+    const outcome = await this.rebuild(
+      { ...lost, userId: row.userId, scope: row.scope, guest: row.guest, secretDigest: row.secretDigest },
       lost.expiresAtMs,
+      epochMs,
     );
     // Of refreshes racing after a loss one rebuilds; the others find the session and rotate.
-    if (outcome === 'present') return;
+    if (outcome === null || outcome === 'present') return;
     this.metrics.sessionRecoveries.inc({ outcome });
     if (outcome === 'rebuilt') this.logger.log(where, 'session lost by redis rebuilt from its row');
     else this.logger.log({ ...where, refusal: outcome }, 'session lost by redis not rebuilt');
+  }
+
+  /**
+   * An upgrade's replacement that Redis holds nothing of (its activation failed after the commit,
+   * or Redis lost it) while the guest's token is handed to it (contract 13): rebuilt, unused, with
+   * the secret that token derives, when its row is live and no token of it was ever presented (so
+   * no holder of it can be cut off, and no end of it in Redis alone can be undone).
+   */
+  async recoverSuccessor(lost: LostSuccessor): Promise<void> {
+    const row = await this.records.recoverable(lost.sessionId, lost);
+    const where = { tenant: lost.tenantId, client: lost.clientId, sid: lost.sessionId, replaced: lost.replacedId };
+    if (row === null || !row.neverRefreshed) {
+      this.metrics.sessionRecoveries.inc({ outcome: row === null ? 'no_row' : 'generation' });
+      this.logger.log(where, 'replacement session not rebuilt for its hand-over');
+      return;
+    }
+    const outcome = await this.rebuild(
+      { ...lost, userId: row.userId, scope: row.scope, guest: row.guest, generation: 0 },
+      row.expiresAtMs,
+      (await this.epoch.ensure()).epochMs,
+      { replaced_session_id: lost.replacedId },
+    );
+    if (outcome === null || outcome === 'present') return;
+    this.metrics.sessionRecoveries.inc({ outcome });
+    this.logger.log({ ...where, outcome }, 'replacement session rebuilt for its hand-over');
+  }
+
+  /**
+   * The `session.recovered` audit row first, as for every change of a session that Redis carries
+   * out (once per session and dataset), then the rebuild; null when the row was revoked meanwhile.
+   */
+  private async rebuild(
+    session: RebuiltSession,
+    expiresAtMs: number,
+    epochMs: number,
+    auditData: Record<string, string> = {},
+  ): Promise<RebuildOutcome | null> {
+    const { sessionId, clientId, generation } = session;
+    const recorded = await this.records.recordRecovery(sessionId, epochMs, {
+      type: 'session.recovered',
+      tenantId: session.tenantId,
+      subject: session.userId,
+      data: { session_id: sessionId, client_id: clientId, generation, ...auditData },
+    });
+    return recorded ? this.sessions.rebuild(session, expiresAtMs) : null;
   }
 }

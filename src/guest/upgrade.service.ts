@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DailyStatsRepository } from '../directory/daily-stats.repository';
 import { AuditTrail } from '../directory/audit-trail.repository';
 import { SessionRecordsRepository } from '../directory/session-records.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
 import { isDependencyFailure } from '../errors/dependency-failure';
+import { newSecret } from '../platform/crypto/ids';
 import { SessionStore } from '../platform/session-store/session-store';
 import type { GuestRequestContext } from './browser-flows';
 import { CustomerSessions, type CustomerTokenSet, type Issued, type NewSession } from './customer-sessions';
@@ -41,7 +41,6 @@ export class UpgradeService {
   private readonly logger = new Logger('GuestUpgrade');
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly intentAndProof: IntentAndProof,
     private readonly accounts: GuestAccountsRepository,
     private readonly customerSessions: CustomerSessions,
@@ -63,8 +62,9 @@ export class UpgradeService {
     if (!(await this.accounts.isActive(ctx.tenantId, guest.userId, 'guest'))) throw new AppError('invalid_proof');
     // The session must be live now, not only when the bearer was checked (spec 4.3 rule 2). The
     // mark also tells the refresh grant to ask PostgreSQL about this session from here on.
-    if (!(await this.sessions.markUpgrade(guest.sessionId, guest))) throw new AppError('invalid_proof');
-    const attached = await this.attach(ctx, guest, proofId).catch(async (err: unknown) => {
+    const generation = await this.sessions.markUpgrade(guest.sessionId, guest);
+    if (generation === null) throw new AppError('invalid_proof');
+    const attached = await this.attach(ctx, { ...guest, generation }, proofId).catch(async (err: unknown) => {
       // A refusal rolled everything back: the session is an ordinary guest session again. After a
       // dependency failure the commit may or may not have happened, so the mark stays.
       if (err instanceof AppError && !(err instanceof DependencyUnavailableError))
@@ -72,19 +72,22 @@ export class UpgradeService {
       throw err;
     });
     // After the commit: the old session leaves Redis and the replacement becomes live. Spec 4.3
-    // rule 4: the old session's row is already revoked and it carries the upgrade mark, so should
-    // Redis fail here the refresh grant still refuses it (it asks PostgreSQL); the answer is 503,
-    // the replacement's tokens are never seen, and the player signs in to the upgraded account.
-    // Should this answer be lost instead, the old session's refresh token, presented within the
-    // reuse interval, is answered with the replacement (contract 13; SessionStore.successor).
+    // rule 4: the old session's row is already revoked, so should Redis fail here the refresh grant
+    // still never renews it (it asks PostgreSQL). The answer is then 503 and the replacement's tokens
+    // are never seen; the row's hand-over answers the guest's refresh token with the replacement,
+    // which is rebuilt if it never became live (contract 13; SessionStore.successor). Should this
+    // answer be lost instead, the same token gets the same replacement within the reuse interval.
     const [, tokens] = await Promise.all([
-      this.sessions
-        .supersede(guest.sessionId, attached.replacement.id, this.config.customerSessions.refreshReuseInterval * 1000)
-        .catch((err: unknown) => {
-          throw new DependencyUnavailableError('redis', err);
-        }),
+      this.sessions.revoke(guest.sessionId).catch((err: unknown) => {
+        throw new DependencyUnavailableError('redis', err);
+      }),
       this.customerSessions.activate(attached.client, guest.userId, attached.replacement, 'upgrade'),
     ]);
+    // Unrecorded, the hand-over stays open until the replacement's first refresh, as after a 503:
+    // longer than the reuse interval, never to anyone without the guest's token. Not worth a 503.
+    await this.sessionRecords.successorAnswered(guest.sessionId).catch((err: unknown) => {
+      this.logger.warn({ err, tenant: ctx.tenantId }, 'upgrade answered without noting it on the replaced session');
+    });
     this.logger.log({ tenant: ctx.tenantId, provider: attached.linkedIdentity.provider }, 'guest upgraded');
     return {
       answer: { user_id: guest.userId, linked_identity: attached.linkedIdentity, ...tokens },
@@ -98,7 +101,7 @@ export class UpgradeService {
    */
   private async attach(
     ctx: GuestRequestContext,
-    guest: { userId: string; sessionId: string; clientId: string },
+    guest: { userId: string; sessionId: string; clientId: string; generation: number },
     proofId: string,
   ): Promise<Attached> {
     // Rules 2 and 3: intent and proof consumed together, once, only when fresh and bound alike.
@@ -108,8 +111,9 @@ export class UpgradeService {
       proofId,
     );
 
-    // Rules 4 and 6, spec 6: the move, the deactivation, the old session's revocation, the
-    // replacement session's row and the audit row in one transaction.
+    // Rules 4 and 6, spec 6: the move, the deactivation, the replacement session's row, the old
+    // session's revocation with its hand-over to the replacement, and the audit row in one
+    // transaction.
     const work = async (m: EntityManager): Promise<NewSession> => {
       const outcome = await this.accounts.moveIdentity(m, {
         tenantId: ctx.tenantId,
@@ -125,9 +129,15 @@ export class UpgradeService {
       // A proof whose identity is gone (unlinked or erased since) no longer proves anything.
       if (outcome === 'already_owned' || outcome === 'not_guest' || outcome === 'gone')
         throw new AppError('invalid_proof');
-      if (!(await this.sessionRecords.revokeWithin(m, guest.sessionId, guest.userId)))
-        throw new AppError('invalid_proof');
       const replacement = await this.customerSessions.record(client, guest.userId, 'upgrade', m);
+      const superseded = await this.sessionRecords.supersedeWithin(m, {
+        sessionId: guest.sessionId,
+        userId: guest.userId,
+        successorId: replacement.id,
+        salt: newSecret(),
+        generation: guest.generation,
+      });
+      if (!superseded) throw new AppError('invalid_proof');
       await this.audit.record(
         {
           type: 'guest.upgraded',

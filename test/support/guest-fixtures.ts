@@ -4,15 +4,24 @@ import { ClientsRepository } from '../../src/directory/clients.repository';
 import { TenantsRepository } from '../../src/directory/tenants.repository';
 import { GuestClient } from '../../sdk/src/guest-client';
 import { MemoryCookieJar } from '../../sdk/src/cookie-jar';
-import { MemorySecureStorage } from '../../sdk/src/secure-storage';
+import { MemorySecureStorage, type SecureStorage } from '../../sdk/src/secure-storage';
 import { FakeChatPlatform } from './fake-chat-platform';
 import { startTestApp, type TestApp } from './test-app';
 
 export interface GuestWorld {
   readonly t: TestApp;
   readonly chat: FakeChatPlatform;
-  /** A guest client of tenant `acme` with the `cli_game` client (openid offline_access). */
-  client(opts?: { tenantId?: string; clientId?: string; browserFlowId?: string }): GuestClient;
+  /**
+   * A guest client of tenant `acme` with the `cli_game` client (openid offline_access); a native
+   * game's when given its `storage`, and its `fetch` when the test stands between it and the service.
+   */
+  client(opts?: {
+    tenantId?: string;
+    clientId?: string;
+    browserFlowId?: string;
+    storage?: SecureStorage;
+    fetch?: typeof fetch;
+  }): GuestClient;
   close(): Promise<void>;
 }
 
@@ -66,11 +75,12 @@ export async function startGuestWorld(overrides: Record<string, string> = {}): P
         baseUrl: t.authOrigin,
         tenantId: opts.tenantId ?? 'acme',
         clientId: opts.clientId ?? 'cli_game',
-        storage: new MemorySecureStorage(),
+        storage: opts.storage ?? new MemorySecureStorage(),
         cookies: new MemoryCookieJar(),
         // A test drives every refresh itself: a timer rotating a token in the background would race it.
         autoRefresh: false,
         ...(opts.browserFlowId ? { browserFlowId: opts.browserFlowId } : {}),
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
       }),
     async close() {
       await t.close();

@@ -11,6 +11,8 @@ const row: RecoverableRow = {
   guest: true,
   presentedGeneration: 4,
   priorActivityMs: EPOCH - 1,
+  neverRefreshed: false,
+  expiresAtMs: EPOCH + 86_400_000,
 };
 const lost: LostSession = {
   tenantId: 'acme',

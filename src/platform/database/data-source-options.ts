@@ -13,6 +13,7 @@ import { IdentityIssuer1764000021000 } from '../../../migrations/1764000021000-i
 import { ErasureRequestsIndex1764000022000 } from '../../../migrations/1764000022000-erasure-requests-index';
 import { RecoverableSessions1764000023000 } from '../../../migrations/1764000023000-recoverable-sessions';
 import { PendingRevocations1764000024000 } from '../../../migrations/1764000024000-pending-revocations';
+import { SessionHandOver1764000025000 } from '../../../migrations/1764000025000-session-hand-over';
 import { IdentityProviders1764000017000 } from '../../../migrations/1764000017000-identity-providers';
 import { ConsoleStatsAndAuditPaging1764000018000 } from '../../../migrations/1764000018000-console-stats-and-audit-paging';
 import { DailyStatsShards1764000019000 } from '../../../migrations/1764000019000-daily-stats-shards';
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   ErasureRequestsIndex1764000022000,
   RecoverableSessions1764000023000,
   PendingRevocations1764000024000,
+  SessionHandOver1764000025000,
 ];
 
 /**

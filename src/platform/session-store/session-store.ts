@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pseudonymizer, safeEqual } from '../crypto/digests';
-import { newId, newSecret } from '../crypto/ids';
+import { newId } from '../crypto/ids';
 import { REDIS } from '../redis/redis.module';
 import type { RedisClient } from '../redis/redis-client';
 import { stringsReply } from '../redis/decode';
@@ -30,7 +30,9 @@ import { UserSessionIndex } from './user-sessions';
  *
  * `upg` marks a guest session whose upgrade has begun (spec 4.3 rule 4), counting the upgrades
  * under way: should the revocation after the committed move fail, the refresh grant sees the mark
- * and asks PostgreSQL whether the session was superseded before it rotates anything.
+ * and asks PostgreSQL whether the session was superseded before it rotates anything. The upgrade's
+ * hand-over (which session replaced it, for a lost answer) is kept with the rows, not here, so a
+ * Redis that fails after the upgrade's commit costs the player nothing (`successor`).
  *
  * Every session is also listed in its user's index (user-sessions.ts), so deactivating a user
  * revokes all of its sessions at once (contract 12).
@@ -97,6 +99,17 @@ export interface RotateOptions {
    */
   readonly recover?: (lost: LostSession) => Promise<void>;
   /**
+   * Asked when the token's row says its session ended: the upgrade that replaced it, when its
+   * hand-over is still open (contract 13). Null otherwise, and always when the reuse rule is off.
+   */
+  readonly handOver?: (sessionId: string, expected: SessionBinding) => Promise<HandOver | null>;
+  /**
+   * Asked when the replacement a hand-over names is not in Redis (the upgrade's activation failed,
+   * or Redis lost it): may rebuild it, unused, with the secret the guest's token derives
+   * (`rebuild`), after which the take-over runs again.
+   */
+  readonly recoverSuccessor?: (lost: LostSuccessor) => Promise<void>;
+  /**
    * Told when an upgrade's replacement took over the guest's token (contract 13) and now keeps the
    * secret derived from it: the session's row must keep that secret's digest, or the session could
    * not be rebuilt should Redis lose it. Asked on every such answer (the digest is the same for every
@@ -106,6 +119,26 @@ export interface RotateOptions {
 }
 
 export type RebuildOutcome = 'rebuilt' | 'present' | 'rebuilt_before' | 'deactivated';
+
+/**
+ * An upgrade's hand-over as the replaced session's row keeps it: the replacement, the salt its
+ * secret is derived with, the guest session's generation when the upgrade began, and the digest of
+ * the guest session's secret (which the token presented must prove).
+ */
+export interface HandOver {
+  readonly successorId: string;
+  readonly salt: string;
+  readonly generation: number;
+  readonly secretDigest: string;
+}
+
+/** A replacement that a guest's token is handed to but that Redis holds nothing of. */
+export interface LostSuccessor extends SessionBinding {
+  readonly sessionId: string;
+  readonly replacedId: string;
+  /** The digest of the secret derived from the guest's token, which the replacement will keep. */
+  readonly secretDigest: string;
+}
 
 /** Inside the store: ROTATE found nothing under the id. */
 type Absent = { readonly outcome: 'absent' };
@@ -131,19 +164,19 @@ return 1`);
 
 // Session recovery (docs/security.md): a customer session Redis lost, rebuilt from its row at the
 // generation of the token presented, only while nothing is stored under its id (a session another
-// refresh rebuilt first, a revocation's tombstone) and no upgrade's note says it was replaced, so
-// of concurrent refreshes after a loss exactly one rebuilds and the others rotate or reuse (ROTATE).
+// refresh rebuilt first, a revocation's tombstone), so of concurrent refreshes after a loss exactly
+// one rebuilds and the others rotate or reuse (ROTATE).
 // A mark left for the session's life allows one rebuild per dataset: a rebuilt session gone again
 // ended (its tombstone expired), and the token presented last must not bring it back.
 // Returns 'rebuilt', 'present' or 'rebuilt_before'.
 // ARGV: 1 tid, 2 uid, 3 cid, 4 scope, 5 guest ('1'/'0'), 6 generation, 7 secret digest, 8 end (ms).
 const REBUILD = new RedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 'present' end
-if redis.call('EXISTS', KEYS[3]) == 1 then return 'rebuilt_before' end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'present' end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'rebuilt_before' end
 redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', '', 'guest', ARGV[5], 'gen', ARGV[6], 'sh', ARGV[7])
 redis.call('PEXPIREAT', KEYS[1], ARGV[8])
-redis.call('SET', KEYS[3], ARGV[6])
-redis.call('PEXPIREAT', KEYS[3], ARGV[8])
+redis.call('SET', KEYS[2], ARGV[6])
+redis.call('PEXPIREAT', KEYS[2], ARGV[8])
 return 'rebuilt'`);
 
 // Returns {status, tid, uid, cid, scope, email, gen, guest}: 'ok' with the generation the answered
@@ -216,27 +249,15 @@ if ARGV[1] == '1' then
 end
 return existed`);
 
-// An upgrade's replaced session leaves Redis (spec 4.3 rule 4), and for the reuse interval a note
-// in its slot says which session replaced it and what its last token proves (its secret's digest
-// and generation): should the upgrade's answer be lost, that token then gets the replacement's.
-// ARGV: 1 the replacement's id, 2 now (ms), 3 the reuse interval (ms; 0 leaves no note), 4 a
-// random salt for the secret the replacement would take (RefreshTokens.successorSecret).
-const SUPERSEDE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'sh', 'gen')
-redis.call('DEL', KEYS[1])
-if s[1] and tonumber(ARGV[3]) > 0 then
-  redis.call('HSET', KEYS[2], 'by', ARGV[1], 'sh', s[1], 'gen', s[2], 'at', ARGV[2], 'salt', ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-return 1`);
-
 // The replacement answers the replaced session's token while its own first token is unused
 // (generation 0) and it is of the realm and client the token is presented to: it takes the secret
 // derived from that token's, the same for every retry, and keeps the one it had as `osh`, so
-// that its own token, should it turn up after all, is a replay (ROTATE).
+// that its own token, should it turn up after all, is a replay (ROTATE). 'absent' when nothing at
+// all is stored under its id (its activation failed, or Redis lost it).
 // ARGV: 1 the new secret's digest, 2 tid, 3 cid.
 const TAKE_OVER = new RedisScript(`
 local s = redis.call('HMGET', KEYS[1], 'gen', 'tid', 'uid', 'cid', 'scope', 'email', 'revoked', 'guest', 'sh')
+if not s[1] and not s[2] and not s[7] then return {'absent'} end
 if not s[1] or s[7] or s[1] ~= '0' or s[2] ~= ARGV[2] or s[4] ~= ARGV[3] then return {'invalid'} end
 if s[9] ~= ARGV[1] then redis.call('HSET', KEYS[1], 'sh', ARGV[1], 'osh', s[9]) end
 return {'ok', s[2], s[3], s[4], s[5], s[6], '0', s[8] or ''}`);
@@ -254,12 +275,13 @@ redis.call('DEL', KEYS[1])
 return s[4]`);
 
 // The upgrade's own liveness check (spec 4.3 rules 2 and 4): the session must still be live and
-// the guest's, at the moment the upgrade begins, not only when the bearer was checked.
+// the guest's, at the moment the upgrade begins, not only when the bearer was checked. Returns the
+// session's generation, which the hand-over keeps (a token older than it is never handed over).
 const MARK_UPGRADE = new RedisScript(`
-local s = redis.call('HMGET', KEYS[1], 'uid', 'cid', 'revoked')
-if not s[1] or s[3] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return 0 end
+local s = redis.call('HMGET', KEYS[1], 'uid', 'cid', 'revoked', 'gen')
+if not s[1] or s[3] or s[1] ~= ARGV[1] or s[2] ~= ARGV[2] then return -1 end
 redis.call('HINCRBY', KEYS[1], 'upg', 1)
-return 1`);
+return tonumber(s[4] or '0')`);
 
 // Upgrades of one session may run in parallel (all but one are refused): the mark counts them, so
 // a refused one does not take the mark away from one that is committing.
@@ -393,12 +415,13 @@ export class SessionStore {
       : undefined;
     if (slid === 'unknown') return { outcome: 'invalid' };
     if (slid === 'ended') {
-      const successor = parsed.format === 'secret' ? await this.successor(parsed, expected, opts) : null;
-      if (successor) return successor;
       // The row says the session ended or was superseded (an upgrade whose own revocation in Redis
-      // failed): the live session follows it.
-      await this.revoke(parsed.sessionId);
-      return { outcome: 'invalid' };
+      // may have failed): the live session follows it, whatever the token is handed to.
+      const [successor] = await Promise.all([
+        parsed.format === 'secret' ? this.successor(parsed, expected, opts) : null,
+        this.revoke(parsed.sessionId),
+      ]);
+      return successor ?? { outcome: 'invalid' };
     }
     const expiresAt = slid ? String(slid.expiresAtMs) : '';
     // The index entry keeps pace with the session, or deactivating the user would miss it.
@@ -421,8 +444,8 @@ export class SessionStore {
 
   /**
    * Session recovery: the live session rebuilt from its row, with its index entry (so deactivating
-   * the user still reaches it). `present`: something is stored under the id already, or an
-   * upgrade's note names it; `rebuilt_before`: it was rebuilt once in this dataset and has ended
+   * the user still reaches it). `present`: something is stored under the id already;
+   * `rebuilt_before`: it was rebuilt once in this dataset and has ended
    * since; `deactivated`: the user was deactivated meanwhile, and the rebuilt session is revoked.
    */
   async rebuild(session: RebuiltSession, expiresAtMs: number): Promise<RebuildOutcome> {
@@ -430,7 +453,7 @@ export class SessionStore {
     const [reply, indexed] = await Promise.all([
       REBUILD.run(
         this.redis,
-        [key(sid), supersededKey(sid), rebuiltKey(sid)],
+        [key(sid), rebuiltKey(sid)],
         [
           session.tenantId,
           session.userId,
@@ -520,44 +543,32 @@ export class SessionStore {
   }
 
   /**
-   * Contract 13 for an upgrade whose answer was lost: the replaced session's last token, within
-   * the reuse interval of the upgrade and while the replacement's first token is unused, answers
-   * the replacement session with a token of the secret derived from its own. Null otherwise.
+   * Contract 13 for an upgrade whose answer was lost or never sent (a 503 after its commit): the
+   * replaced session's token, not older than the session's generation when the upgrade began and
+   * while the replacement's first token is unused, answers the replacement session with a token of
+   * the secret derived from its own, the same for every retry. The hand-over is the rows'
+   * (`handOver`); a replacement Redis holds nothing of is rebuilt first (`recoverSuccessor`).
    */
   private async successor(
     parsed: Extract<ParsedRefreshToken, { format: 'secret' }>,
     expected: SessionBinding,
     opts: RotateOptions,
   ): Promise<RotateResult | null> {
-    const interval = opts.reuseIntervalMs ?? 0;
-    if (interval <= 0) return null;
-    const [by, sh, gen, at, salt] = await this.redis.hmget(
-      supersededKey(parsed.sessionId),
-      ...['by', 'sh', 'gen', 'at', 'salt'],
-    );
-    if (!by || !sh || !salt || Date.now() - Number(at) > interval) return null;
-    // The last token, or one a generation ahead of it (a rotation Redis lost, as ROTATE takes it).
-    if (parsed.generation !== Number(gen) && parsed.generation !== Number(gen) + 1) return null;
-    if (!safeEqual(sh, parsed.secretDigest)) return null;
-    const { secret, digest } = this.tokens.successorSecret(parsed.secret, salt, by);
-    const reply = stringsReply(
-      await TAKE_OVER.run(this.redis, [key(by)], [digest, expected.tenantId, expected.clientId]),
-    );
+    const handOver = await opts.handOver?.(parsed.sessionId, expected);
+    if (!handOver || parsed.generation < handOver.generation) return null;
+    if (!safeEqual(handOver.secretDigest, parsed.secretDigest)) return null;
+    const by = handOver.successorId;
+    const { secret, digest } = this.tokens.successorSecret(parsed.secret, handOver.salt, by);
+    const takeOver = async (): Promise<string[]> =>
+      stringsReply(await TAKE_OVER.run(this.redis, [key(by)], [digest, expected.tenantId, expected.clientId]));
+    let reply = await takeOver();
+    if (reply[0] === 'absent' && opts.recoverSuccessor) {
+      await opts.recoverSuccessor({ ...expected, sessionId: by, replacedId: parsed.sessionId, secretDigest: digest });
+      reply = await takeOver();
+    }
     const rotated = this.rotated(by, reply, secret);
     if (rotated) await opts.tookOver?.(by, digest);
     return rotated;
-  }
-
-  /**
-   * An upgrade's replaced session leaves Redis, noting its replacement for the reuse interval
-   * (`successor`); an interval of 0 leaves no note.
-   */
-  async supersede(sessionId: string, replacementId: string, reuseIntervalMs: number): Promise<void> {
-    await SUPERSEDE.run(
-      this.redis,
-      [key(sessionId), supersededKey(sessionId)],
-      [replacementId, Date.now(), reuseIntervalMs, newSecret()],
-    );
   }
 
   /** The rotated session from a rotation script's `ok` reply; null for any other reply. */
@@ -600,9 +611,13 @@ export class SessionStore {
     return existed === 1;
   }
 
-  /** Marks a live session of this user and client as being upgraded; false when it is not live. */
-  async markUpgrade(sessionId: string, owner: { userId: string; clientId: string }): Promise<boolean> {
-    return (await MARK_UPGRADE.run(this.redis, [key(sessionId)], [owner.userId, owner.clientId])) === 1;
+  /**
+   * Marks a live session of this user and client as being upgraded and returns its generation;
+   * null when it is not live.
+   */
+  async markUpgrade(sessionId: string, owner: { userId: string; clientId: string }): Promise<number | null> {
+    const generation = await MARK_UPGRADE.run(this.redis, [key(sessionId)], [owner.userId, owner.clientId]);
+    return typeof generation === 'number' && generation >= 0 ? generation : null;
   }
 
   /** Takes back this upgrade's mark after it was refused without committing. */
@@ -612,5 +627,4 @@ export class SessionStore {
 }
 
 const key = (sid: string): string => `s:{${sid}}`;
-const supersededKey = (sid: string): string => `s:{${sid}}:sup`;
 const rebuiltKey = (sid: string): string => `s:{${sid}}:rb`;

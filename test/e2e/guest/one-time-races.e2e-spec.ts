@@ -17,7 +17,7 @@ import {
   type GuestWorld,
 } from '../../support/guest-fixtures';
 
-// @redis-cluster email-codes.store:ISSUE flow-records.store:CONSUME_FOR_UPGRADE session-store:SUPERSEDE user-sessions:ADD
+// @redis-cluster email-codes.store:ISSUE flow-records.store:CONSUME_FOR_UPGRADE user-sessions:ADD
 
 /**
  * Promise (a) of the project: every one-time thing is consumed atomically, so of N concurrent

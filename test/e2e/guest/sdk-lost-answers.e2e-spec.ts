@@ -1,5 +1,3 @@
-import { GuestClient } from '../../../sdk/src/guest-client';
-import { MemoryCookieJar } from '../../../sdk/src/cookie-jar';
 import { MemorySecureStorage, type SecureStorage } from '../../../sdk/src/secure-storage';
 import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
@@ -9,19 +7,6 @@ import { emailProof, startGuestWorld, type GuestWorld } from '../../support/gues
  */
 
 const REFRESH_KEY = 'svc-auth:acme:cli_game:refresh_token';
-
-/** A native game's client whose fetch goes through `through`. */
-function nativeClient(w: GuestWorld, storage: SecureStorage, through: typeof fetch): GuestClient {
-  return new GuestClient({
-    baseUrl: w.t.authOrigin,
-    tenantId: 'acme',
-    clientId: 'cli_game',
-    storage,
-    cookies: new MemoryCookieJar(),
-    fetch: through,
-    autoRefresh: false,
-  });
-}
 
 /**
  * A fetch whose next call to a path ending in `suffix` (once `next` is set) reaches the service,
@@ -64,7 +49,7 @@ describe('the SDK after an answer lost on the way back', () => {
       return new Response(body, { status: 200, headers: res.headers });
     }) as typeof fetch;
     const storage = new MemorySecureStorage();
-    const c = nativeClient(w, storage, flaky);
+    const c = w.client({ storage, fetch: flaky });
     const created = await c.createGuest();
     const events: string[] = [];
     c.on('session', (change) => events.push(change.reason));
@@ -82,7 +67,7 @@ describe('the SDK after an answer lost on the way back', () => {
   it('creates the guest in a fresh flow when the answer that claimed the first one was lost', async () => {
     const dropped = droppingAnswers('/guest');
     dropped.next = true;
-    const c = nativeClient(w, new MemorySecureStorage(), dropped.fetch);
+    const c = w.client({ fetch: dropped.fetch });
     const first = c.browserFlowId;
     await expect(c.createGuest()).rejects.toMatchObject({ status: 0, code: 'network_error' });
     // The service created a guest and claimed the flow for a cookie the client never received.
@@ -100,7 +85,7 @@ describe('the SDK after an answer lost on the way back', () => {
   it('resolves an upgrade whose answer was lost with the replacement session the service made', async () => {
     const dropped = droppingAnswers('/guest/upgrade');
     const storage = new MemorySecureStorage();
-    const c = nativeClient(w, storage, dropped.fetch);
+    const c = w.client({ storage, fetch: dropped.fetch });
     const created = await c.createGuest();
     await c.createLinkingIntent();
     const proof = await emailProof(w, c, 'lost-upgrade@example.com');
@@ -120,7 +105,7 @@ describe('the SDK after an answer lost on the way back', () => {
 
   it('resolves a link whose answer was lost with the credential the service linked', async () => {
     const dropped = droppingAnswers('/me/identities');
-    const c = nativeClient(w, new MemorySecureStorage(), dropped.fetch);
+    const c = w.client({ fetch: dropped.fetch });
     const created = await c.createGuest();
     await c.createLinkingIntent();
     await c.upgrade(await emailProof(w, c, 'lost-link-first@example.com'));
@@ -149,7 +134,7 @@ describe('the SDK after an answer lost on the way back', () => {
         return fetch(url, init);
       }) as typeof fetch,
     };
-    const c = nativeClient(w, new MemorySecureStorage(), failing.fetch);
+    const c = w.client({ fetch: failing.fetch });
     await c.createGuest();
     await c.createLinkingIntent();
     await c.upgrade(await emailProof(w, c, 'unsent-link-first@example.com'));
@@ -202,17 +187,18 @@ describe('the SDK when the app is killed while it keeps a rotated token', () => 
 
   it('resumes with the rotated token when the app died after the first write of the token set', async () => {
     const store = new KilledAppStorage();
-    const created = await nativeClient(w, store, fetch).createGuest();
+    const created = await w.client({ storage: store, fetch }).createGuest();
     // The service rotates; the app writes one entry of what it received and is killed. Whatever
     // the dying client would go on to do never happens: only what reached the store counts.
     store.writesLeft = 1;
-    await nativeClient(w, store, fetch)
+    await w
+      .client({ storage: store, fetch })
       .refresh()
       .catch(() => undefined);
     expect(store.refusedWrites).toBe(1);
     await new Promise((r) => setTimeout(r, 1_500));
     store.writesLeft = Infinity;
-    const restarted = nativeClient(w, store, fetch);
+    const restarted = w.client({ storage: store, fetch });
     await restarted.refresh();
     expect(restarted.userId).toBe(created.user_id);
     expect(restarted.sessionId).toBe(created.session_id);

@@ -1,3 +1,5 @@
+import { decodeJwt } from 'jose';
+import { MemorySecureStorage } from '../../../sdk/src/secure-storage';
 import { Client } from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PG_BASE } from '../../support/database';
@@ -8,9 +10,12 @@ import { emailProof, startGuestWorld, type GuestWorld } from '../../support/gues
 const COMMIT_GATE = 4242;
 
 /**
- * Spec 4.3 rule 4 when Redis fails at the worst moment: the credential move has committed and
- * the revocation of the previous session in Redis fails. The old session must still never be
- * refreshed again, and the `guest.upgraded` audit row is part of the move's transaction (spec 6).
+ * Spec 4.3 rule 4 and contract 13 when Redis fails at the worst moment: the credential move has
+ * committed, and the revocation of the previous session and the activation of its replacement in
+ * Redis fail, so the answer is 503. The old session must never be refreshed again, the
+ * `guest.upgraded` audit row is part of the move's transaction (spec 6), and the player, who never
+ * saw the replacement's tokens, must not be left without a usable token: the guest's refresh token
+ * is handed the replacement, however long after the reuse interval Redis comes back.
  *
  * The moment is made exact: a deferred constraint trigger on `identities` holds the upgrade's
  * commit until the test lets it go, and in between the test takes every command away from the
@@ -23,7 +28,12 @@ describe('guest upgrade whose revocation fails after the commit', () => {
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    w = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off', DEPENDENCY_TIMEOUT_MS: '1000' });
+    w = await startGuestWorld({
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'off',
+      DEPENDENCY_TIMEOUT_MS: '1000',
+      REFRESH_REUSE_INTERVAL: '1',
+    });
     await w.t.pg.query(`
       CREATE FUNCTION test_commit_gate() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_advisory_xact_lock(${COMMIT_GATE}); RETURN NULL; END $$`);
@@ -57,7 +67,7 @@ describe('guest upgrade whose revocation fails after the commit', () => {
     throw new Error('the upgrade never reached its commit');
   }
 
-  it('answers 503, yet the old refresh token is refused for good and the audit row committed with the move', async () => {
+  it('answers 503; the old session is never renewed, the audit row committed with the move, and the guest’s token gets the replacement', async () => {
     const c = w.client();
     const created = await c.createGuest();
     await c.createLinkingIntent();
@@ -109,13 +119,93 @@ describe('guest upgrade whose revocation fails after the commit', () => {
     expect(await w.t.redis.exists(`s:{${replacement}}`)).toBe(0);
     const old = await w.t.pg.query(`SELECT revoked_at FROM sessions WHERE id = $1`, [created.session_id]);
     expect(old.rows[0].revoked_at).toBeInstanceOf(Date);
-    // Redis still holds the old session (its revocation failed), yet it can never be refreshed.
+    // Redis still holds the old session (its revocation failed) and never the replacement.
     expect(await w.t.redis.hget(`s:{${created.session_id}}`, 'uid')).toBe(created.user_id);
-    const first = await refresh(created.refresh_token as string);
-    expect({ status: first.status, error: first.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
-    // Refusing it finished the revocation in Redis too.
+    // Past the reuse interval: the answer was never sent, so the hand-over waits for the player.
+    await sleep(1_300);
+    // Five retries at once (tabs, the SDK's own): the replacement is rebuilt once, and every retry
+    // gets the same token of it, of the upgraded account.
+    const retries = await Promise.all(Array.from({ length: 5 }, () => refresh(created.refresh_token as string)));
+    expect(retries.map((r) => [r.status, r.body.session_id])).toEqual(Array(5).fill([200, replacement]));
+    expect(new Set(retries.map((r) => r.body.refresh_token)).size).toBe(1);
+    const [taken] = retries;
+    expect(decodeJwt(taken?.body.access_token as string)).toMatchObject({ sub: created.user_id, sid: replacement });
+    const recovered = await w.t.pg.query(
+      `SELECT data FROM audit_events WHERE type = 'session.recovered' AND subject = $1`,
+      [created.user_id],
+    );
+    expect(recovered.rows).toEqual([
+      { data: expect.objectContaining({ session_id: replacement, replaced_session_id: created.session_id }) },
+    ]);
+    // The old session itself is gone from Redis and its access token refused.
     expect(await w.t.redis.exists(`s:{${created.session_id}}`)).toBe(0);
-    await refresh(created.refresh_token as string).expect(400);
+    await w.t.auth().get('/t/acme/me').set('Authorization', `Bearer ${created.access_token}`).expect(401);
+    const me = await w.t
+      .auth()
+      .get('/t/acme/me')
+      .set('Authorization', `Bearer ${taken?.body.access_token}`)
+      .expect(200);
+    expect(me.body.user).toMatchObject({ id: created.user_id, guest: false });
+    // Once the replacement is used, the guest's token gets nothing more.
+    const next = await refresh(taken?.body.refresh_token as string).expect(200);
+    expect((await refresh(created.refresh_token as string).expect(400)).body.error).toBe('invalid_grant');
+    // Should Redis lose the replacement now, its row rebuilds it for the token its holder has.
+    await w.t.redis.flushall();
+    expect((await refresh(next.body.refresh_token as string).expect(200)).body.session_id).toBe(replacement);
+  });
+
+  it('the SDK’s upgrade met by that 503 resolves with the upgraded session once Redis is back', async () => {
+    const storage = new MemorySecureStorage();
+    const upgradeAnswers: number[] = [];
+    const through = (async (url: string, init: RequestInit) => {
+      const res = await fetch(url, init);
+      if (url.endsWith('/guest/upgrade')) {
+        upgradeAnswers.push(res.status);
+        // Redis comes back a moment after the 503, while the SDK retries the refresh that follows.
+        setTimeout(() => void redis.serviceMay(), 500);
+      }
+      return res;
+    }) as typeof fetch;
+    const c = w.client({ storage, fetch: through });
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const proof = await emailProof(w, c, 'sdk-half-way@example.com');
+    await gate.query('SELECT pg_advisory_lock($1)', [COMMIT_GATE]);
+    const upgrading = c.upgrade(proof);
+    try {
+      await waitingAtGate();
+      await redis.serviceMay('-@all');
+    } finally {
+      await gate.query('SELECT pg_advisory_unlock($1)', [COMMIT_GATE]);
+    }
+    const upgraded = await upgrading;
+    expect(upgradeAnswers).toEqual([503]);
+    expect(upgraded).toMatchObject({
+      user_id: created.user_id,
+      linked_identity: { provider: 'email', provider_subject: 'sdk-half-way@example.com' },
+    });
+    expect(upgraded.session_id).not.toBe(created.session_id);
+    expect(c.sessionId).toBe(upgraded.session_id);
+    expect(await storage.get('svc-auth:acme:cli_game:refresh_token')).toBe(upgraded.refresh_token);
+  });
+
+  it('with the reuse rule off, the guest’s token is refused after such an upgrade, as every reuse is', async () => {
+    const strict = await startGuestWorld({ REDIS_URL: redis.url, RATE_LIMITS: 'off', REFRESH_REUSE_INTERVAL: '0' });
+    try {
+      const c = strict.client();
+      const created = await c.createGuest();
+      await c.createLinkingIntent();
+      await c.upgrade(await emailProof(strict, c, 'strict-hand-over@example.com'));
+      // As after a 503: the answer's sending never noted, the replacement never live.
+      await strict.t.pg.query(`UPDATE sessions SET successor_answered_at = NULL WHERE id = $1`, [created.session_id]);
+      const res = await strict.t
+        .auth()
+        .post('/t/acme/token')
+        .send({ grant_type: 'refresh_token', refresh_token: created.refresh_token, client_id: 'cli_game' });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+    } finally {
+      await strict.close();
+    }
   });
 
   it('an upgrade refused before the commit leaves the session an ordinary one that refreshes as before', async () => {

@@ -28,4 +28,13 @@ export class SessionRecordEntity {
   @Column('timestamptz', { name: 'prior_activity_at', nullable: true }) priorActivityAt!: Date | null;
   /** When the live session was last rebuilt from this row; null: never. */
   @Column('timestamptz', { name: 'recovered_at', nullable: true }) recoveredAt!: Date | null;
+  /**
+   * An upgrade's hand-over to the session that replaced this one (contract 13): the replacement,
+   * the salt of the secret it takes from this session's token, this session's generation when the
+   * upgrade began, and when the upgrade's answer was sent (null: never, a 503 after the commit).
+   */
+  @Column('text', { name: 'successor_id', nullable: true }) successorId!: string | null;
+  @Column('text', { name: 'successor_salt', nullable: true }) successorSalt!: string | null;
+  @Column('integer', { name: 'successor_generation', nullable: true }) successorGeneration!: number | null;
+  @Column('timestamptz', { name: 'successor_answered_at', nullable: true }) successorAnsweredAt!: Date | null;
 }
