@@ -39,9 +39,13 @@ export interface Failure {
   readonly retryAfter?: number;
 }
 
-/** Network failures, 503 and 429 pass; anything else is an answer to act on, not to repeat. */
+/**
+ * Network failures, 429 and every 5xx pass; anything else is an answer to act on, not to repeat.
+ * A 502 or 504 is a TLS proxy's own page when its connection to the service dropped, maybe after the
+ * service acted: the retry must reach the service inside the reuse interval like any lost answer.
+ */
 export function isTransient(failure: Failure): boolean {
-  return failure.status === 0 || failure.status === 503 || failure.status === 429;
+  return failure.status === 0 || failure.status === 429 || failure.status >= 500;
 }
 
 /**

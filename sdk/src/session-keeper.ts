@@ -21,6 +21,8 @@ export interface HeldSession {
   readonly expiresAt: number;
   /** Epoch milliseconds: from here on the access token is renewed before it is handed out. */
   readonly refreshAt: number;
+  /** When this client took the session, by the wall clock and by the monotonic clock (`clockNow`). */
+  readonly takenAt: { readonly wall: number; readonly monotonic: number };
 }
 
 export interface SessionKeeperOptions {
@@ -42,9 +44,23 @@ export interface SessionKeeperOptions {
   readonly grant: (refreshToken: string | undefined) => Promise<TokenSet>;
 }
 
-/** If a timed refresh fails for a while (offline), the next try; the session is kept meanwhile. */
+/**
+ * If a timed refresh fails for a while (offline), the next try, or later when the service's
+ * `Retry-After` asks for more; the session is kept meanwhile.
+ */
 const RETRY_LATER_MS = 30_000;
 
+const monotonicNow = (): number => globalThis.performance?.now() ?? Date.now();
+
+/**
+ * Now, for a session held since `h.takenAt`: the later of what the wall clock and the monotonic
+ * clock say has passed since then. A player who sets the device's clock back (to skip a game's
+ * timers) moves only the wall clock; a device asleep may stop only the monotonic one. Either way
+ * the access token's minutes run out at the service all the same.
+ */
+export function clockNow(h: HeldSession): number {
+  return h.takenAt.wall + Math.max(Date.now() - h.takenAt.wall, monotonicNow() - h.takenAt.monotonic);
+}
 /**
  * When to renew a token that lives `expiresIn` seconds: at 80 %, and never more than a minute
  * ahead, so a 5-minute token is renewed after 4 minutes with time left for retries.
@@ -81,6 +97,7 @@ function heldSession(
     ...(t.id_token ? { idToken: t.id_token } : {}),
     expiresAt,
     refreshAt,
+    takenAt: { wall: Date.now(), monotonic: monotonicNow() },
   };
 }
 
@@ -139,7 +156,7 @@ export class SessionKeeper {
    */
   async accessToken(): Promise<string> {
     const held = this.held;
-    if (held && Date.now() < held.refreshAt) {
+    if (held && clockNow(held) < held.refreshAt) {
       // Storage that cannot be read now (a keystore locked with the device) cannot show what
       // another client did; the token held is fresh, and the game's calls need it more than the
       // check, which the refresh at `refreshAt` makes again.
@@ -147,7 +164,7 @@ export class SessionKeeper {
       if (stored === this.known) return held.accessToken;
     }
     if (!this.opts.storage) {
-      if (held && Date.now() < held.expiresAt) return held.accessToken;
+      if (held && clockNow(held) < held.expiresAt) return held.accessToken;
       throw noRefreshToken();
     }
     try {
@@ -156,7 +173,7 @@ export class SessionKeeper {
       // The early renewal failed (offline, 503, 429 after the retries) and kept the session: the
       // token held has up to a minute left, and the game's calls need it more than the failure.
       const still = this.held;
-      if (still && still === held && Date.now() < still.expiresAt) return still.accessToken;
+      if (still && still === held && clockNow(still) < still.expiresAt) return still.accessToken;
       throw err;
     }
   }
@@ -224,7 +241,7 @@ export class SessionKeeper {
       if (this.opts.cookie) return this.rotate(stored, this.known !== null ? 'adopted' : 'refreshed');
       const adopted = this.known !== null ? await this.adopt(stored) : null;
       if (adopted) return adopted;
-    } else if (!force && this.held && Date.now() < this.held.refreshAt) {
+    } else if (!force && this.held && clockNow(this.held) < this.held.refreshAt) {
       return this.tokenSet(this.held, stored);
     }
     return this.rotate(stored, 'refreshed');
@@ -419,12 +436,13 @@ export class SessionKeeper {
         // The timer decides that it is time, not the wall clock: a timer firing a moment before
         // `refreshAt` by Date.now() (Node's timers may, and so does a clock stepped back) would find
         // the token fresh, refresh nothing, and never be scheduled again.
-        this.shared(true).catch(() => {
+        this.shared(true).catch((err: unknown) => {
           // Still holding a session: the failure was transient (offline, 503); try again later.
-          if (this.held) this.schedule(RETRY_LATER_MS);
+          const asked = err instanceof GuestApiError && err.retryAfter !== undefined ? err.retryAfter * 1000 : 0;
+          if (this.held) this.schedule(Math.max(RETRY_LATER_MS, asked));
         });
       },
-      delay ?? Math.max(0, held.refreshAt - Date.now()),
+      delay ?? Math.max(0, held.refreshAt - clockNow(held)),
     );
     // In Node, a pending refresh must not keep a finished program alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -476,7 +494,7 @@ export class SessionKeeper {
     return {
       access_token: h.accessToken,
       token_type: 'Bearer',
-      expires_in: Math.max(0, Math.floor((h.expiresAt - Date.now()) / 1000)),
+      expires_in: Math.max(0, Math.floor((h.expiresAt - clockNow(h)) / 1000)),
       ...(this.opts.cookie ? {} : { refresh_token: refreshToken }),
       ...(h.idToken ? { id_token: h.idToken } : {}),
       scope: h.scope,

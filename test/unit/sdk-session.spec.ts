@@ -426,6 +426,98 @@ describe('the SDK retries transient failures and keeps the token', () => {
     expect(c.userId).toBe('usr_1');
   });
 
+  it('waits the Retry-After of a 503 before its timer tries again, when Retry-After passes the retry deadline (contract 13)', async () => {
+    // The service is overloaded and asks for two minutes; the retry loop gives up at once (the
+    // wait passes its deadline), and the SDK's own timer must still not come back before then.
+    const first = tokens({ expiresIn: 300 });
+    let refused = false;
+    const service = new FakeService((call) => {
+      if (call.path === 'guest') return json(201, { ...first, user_id: 'usr_1' });
+      if (!refused) {
+        refused = true;
+        return json(
+          503,
+          { error: 'temporarily_unavailable', error_description: 'Try later.' },
+          { 'Retry-After': '120' },
+        );
+      }
+      return json(200, tokens({ expiresIn: 300 }));
+    });
+    const c = client(service, { autoRefresh: true });
+    await c.createGuest();
+    await jest.advanceTimersByTimeAsync(240_000);
+    expect(service.presented()).toEqual([first.refresh_token]);
+    // 119 s after the 503 asked for 120: nothing may have been sent again.
+    await jest.advanceTimersByTimeAsync(119_000);
+    expect(service.presented()).toEqual([first.refresh_token]);
+    c.stop();
+  });
+
+  it('keeps the guest when a TLS proxy answers 502 to a refresh the service already rotated (a lost answer)', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0);
+    const first = tokens({ expiresIn: 300 });
+    // The service's side of contract 13: rotation, and the reuse interval (30 s) for the token
+    // rotated last while its successor is unused; any other reuse is a replay that ends the session.
+    let current = first.refresh_token;
+    let previous: string | undefined;
+    let successor: TokenSet | undefined;
+    let rotatedAt = 0;
+    let proxyLosesNext = true;
+    const service = new FakeService((call) => {
+      if (call.path === 'guest') return json(201, { ...first, user_id: 'usr_1' });
+      const presented = call.body.refresh_token;
+      if (presented === previous && successor && Date.now() - rotatedAt <= 30_000) return json(200, successor);
+      if (presented !== current) return json(400, { error: 'invalid_grant', error_description: 'Replayed.' });
+      const set = tokens({ expiresIn: 300 });
+      previous = current;
+      current = set.refresh_token;
+      successor = set;
+      rotatedAt = Date.now();
+      if (!proxyLosesNext) return json(200, set);
+      // The service rotated; the connection to it dropped before the answer, and the operator's
+      // TLS proxy answers the player a second later with its own 502 page.
+      proxyLosesNext = false;
+      return new Promise<Response>((r) =>
+        setTimeout(
+          () =>
+            r(
+              new Response('<html><body>502 Bad Gateway</body></html>', {
+                status: 502,
+                headers: { 'Content-Type': 'text/html' },
+              }),
+            ),
+          1_000,
+        ),
+      );
+    });
+    const c = client(service, { autoRefresh: true });
+    const events = record(c);
+    await c.createGuest();
+    await jest.advanceTimersByTimeAsync(240_000);
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(events.seen).not.toContain('session:ended');
+    expect(c.userId).toBe('usr_1');
+    expect(c.sessionId).toBe('ses_1');
+    c.stop();
+  });
+
+  it('renews on demand a token that expired while the device clock was stepped back (getAccessToken, no timer)', async () => {
+    // A player sets the phone's clock back an hour (a common way to skip game timers), then plays
+    // on: the access token's five minutes run out in real time all the same.
+    const first = tokens({ expiresIn: 300 });
+    const next = tokens({ expiresIn: 300 });
+    const service = new FakeService((call) =>
+      call.path === 'guest' ? json(201, { ...first, user_id: 'usr_1' }) : json(200, next),
+    );
+    const c = client(service);
+    await c.createGuest();
+    jest.setSystemTime(Date.now() - 3_600_000);
+    await jest.advanceTimersByTimeAsync(400_000);
+    // 400 s after it was issued the first token is expired at the service and at the game server.
+    expect(await c.getAccessToken()).toBe(next.access_token);
+    expect(service.presented()).toEqual([first.refresh_token]);
+  });
+
   it('getAccessToken() renews a token about to expire and hands out a fresh one as is', async () => {
     const first = tokens({ expiresIn: 100 });
     const next = tokens({ expiresIn: 100 });
