@@ -82,16 +82,22 @@ export interface RecoverableRow {
 /**
  * An upgrade's hand-over (contract 13), as the replaced session's row keeps it: open while the
  * reuse rule is on and the upgrade's answer was never sent (a 503 after the commit: the player
- * holds nothing else) or was sent within the reuse interval (an answer lost on the way). Whether
- * the replacement's own token is still unused is the live session's to say (TAKE_OVER), or its
- * row's when it is rebuilt.
+ * holds nothing else) or was sent within the reuse interval (an answer lost on the way), and while
+ * the replacement's own row is live, its user active and no token of it presented. A replacement
+ * whose end is recorded here and not yet carried out in Redis is refused as its own refresh is; the
+ * live session says again, atomically, whether its first token is unused (TAKE_OVER).
  */
 const HAND_OVER = `
-  SELECT successor_id, successor_salt, successor_generation, secret_digest
-    FROM sessions
-   WHERE id = $1 AND tenant_id = $2 AND client_id = $3 AND successor_id IS NOT NULL AND secret_digest IS NOT NULL
+  SELECT o.successor_id, o.successor_salt, o.successor_generation, o.secret_digest
+    FROM sessions o
+    JOIN sessions r ON r.id = o.successor_id AND r.tenant_id = o.tenant_id AND r.client_id = o.client_id
+    JOIN users u ON u.id = r.user_id AND u.tenant_id = r.tenant_id
+   WHERE o.id = $1 AND o.tenant_id = $2 AND o.client_id = $3 AND o.secret_digest IS NOT NULL
      AND $4::int > 0
-     AND (successor_answered_at IS NULL OR successor_answered_at > clock_timestamp() - make_interval(secs => $4::int))`;
+     AND (o.successor_answered_at IS NULL
+          OR o.successor_answered_at > clock_timestamp() - make_interval(secs => $4::int))
+     AND r.revoked_at IS NULL AND r.expires_at > clock_timestamp() AND r.generation_used_at IS NULL
+     AND u.status = 'active'`;
 
 /** What an upgrade's transaction writes on the replaced session's row. */
 export interface Supersession {
@@ -99,7 +105,7 @@ export interface Supersession {
   readonly userId: string;
   readonly successorId: string;
   readonly salt: string;
-  /** The replaced session's generation when the upgrade began. */
+  /** The replaced session's generation in Redis when the upgrade began. */
   readonly generation: number;
 }
 
@@ -133,12 +139,16 @@ export class SessionRecordsRepository {
   /**
    * Marks the user's session revoked inside the upgrade's transaction, locking the row, and keeps
    * the hand-over to its replacement; false when it is unknown, another user's, or already revoked.
+   * The hand-over's generation is the newer of Redis's when the upgrade began and the newest the
+   * row saw presented until now (refreshes while the upgrade ran, or a rotation Redis lost): the
+   * last token issued is that one or the one after it, and any older one was rotated away.
    */
   async supersedeWithin(m: EntityManager, s: Supersession): Promise<boolean> {
     const { affected } = affectedRows(
       await m.query(
         `UPDATE sessions
-            SET revoked_at = clock_timestamp(), successor_id = $3, successor_salt = $4, successor_generation = $5
+            SET revoked_at = clock_timestamp(), successor_id = $3, successor_salt = $4,
+                successor_generation = greatest($5::int, presented_generation)
           WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
         [s.sessionId, s.userId, s.successorId, s.salt, s.generation],
       ),

@@ -71,8 +71,11 @@ export class SessionRecovery {
       this.logger.log(where, 'replacement session not rebuilt for its hand-over');
       return;
     }
+    // The secret its row names is the one the upgrade answered with, unless an earlier take-over
+    // already wrote the derived one there: its token, should it turn up too, is a replay (ROTATE).
+    const former = row.secretDigest === lost.secretDigest ? {} : { formerSecretDigest: row.secretDigest };
     const outcome = await this.rebuild(
-      { ...lost, userId: row.userId, scope: row.scope, guest: row.guest, generation: 0 },
+      { ...lost, ...former, userId: row.userId, scope: row.scope, guest: row.guest, generation: 0 },
       row.expiresAtMs,
       (await this.epoch.ensure()).epochMs,
       { replaced_session_id: lost.replacedId },

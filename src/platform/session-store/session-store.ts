@@ -80,6 +80,8 @@ export interface RebuiltSession extends Omit<SessionView, 'email' | 'guest'> {
   readonly guest: boolean;
   readonly generation: number;
   readonly secretDigest: string;
+  /** A replacement rebuilt for its hand-over: the secret it had before, whose token is then a replay. */
+  readonly formerSecretDigest?: string;
 }
 
 export interface RotateOptions {
@@ -122,8 +124,8 @@ export type RebuildOutcome = 'rebuilt' | 'present' | 'rebuilt_before' | 'deactiv
 
 /**
  * An upgrade's hand-over as the replaced session's row keeps it: the replacement, the salt its
- * secret is derived with, the guest session's generation when the upgrade began, and the digest of
- * the guest session's secret (which the token presented must prove).
+ * secret is derived with, the guest session's last generation (its token or the next is handed
+ * over), and the digest of the guest session's secret (which the token presented must prove).
  */
 export interface HandOver {
   readonly successorId: string;
@@ -169,11 +171,13 @@ return 1`);
 // A mark left for the session's life allows one rebuild per dataset: a rebuilt session gone again
 // ended (its tombstone expired), and the token presented last must not bring it back.
 // Returns 'rebuilt', 'present' or 'rebuilt_before'.
-// ARGV: 1 tid, 2 uid, 3 cid, 4 scope, 5 guest ('1'/'0'), 6 generation, 7 secret digest, 8 end (ms).
+// ARGV: 1 tid, 2 uid, 3 cid, 4 scope, 5 guest ('1'/'0'), 6 generation, 7 secret digest, 8 end (ms),
+// 9 the digest of a secret taken over (TAKE_OVER's `osh`; '' for none).
 const REBUILD = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'present' end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'rebuilt_before' end
 redis.call('HSET', KEYS[1], 'tid', ARGV[1], 'uid', ARGV[2], 'cid', ARGV[3], 'scope', ARGV[4], 'email', '', 'guest', ARGV[5], 'gen', ARGV[6], 'sh', ARGV[7])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'osh', ARGV[9]) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[8])
 redis.call('SET', KEYS[2], ARGV[6])
 redis.call('PEXPIREAT', KEYS[2], ARGV[8])
@@ -463,6 +467,7 @@ export class SessionStore {
           session.generation,
           session.secretDigest,
           expiresAtMs,
+          session.formerSecretDigest ?? '',
         ],
       ),
       this.users.add(session.userId, sid, expiresAtMs),
@@ -555,7 +560,9 @@ export class SessionStore {
     opts: RotateOptions,
   ): Promise<RotateResult | null> {
     const handOver = await opts.handOver?.(parsed.sessionId, expected);
-    if (!handOver || parsed.generation < handOver.generation) return null;
+    // The last token issued, or the one after it (a rotation whose answer or Redis write was lost).
+    if (!handOver || (parsed.generation !== handOver.generation && parsed.generation !== handOver.generation + 1))
+      return null;
     if (!safeEqual(handOver.secretDigest, parsed.secretDigest)) return null;
     const by = handOver.successorId;
     const { secret, digest } = this.tokens.successorSecret(parsed.secret, handOver.salt, by);
