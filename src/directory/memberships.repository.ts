@@ -34,8 +34,11 @@ export class MembershipsRepository {
   }
 
   /**
-   * The user's role in an active customer tenant, with the tenant, in one round trip: every
-   * management request of a tenant asks it first (tenant-membership.guard.ts).
+   * The active user's role in an active customer tenant, with the tenant, in one round trip: every
+   * management request of a tenant asks it first (tenant-membership.guard.ts). The user's own status
+   * is read here too: a deactivation commits in PostgreSQL before Redis revokes the sessions, and
+   * should Redis refuse that (the revocation is then retried, pending_revocations), the bearer,
+   * which reads Redis, still passes; no tenant may be changed by that user meanwhile (contract 12).
    */
   async findInActiveCustomerTenant(
     tenantId: string,
@@ -43,8 +46,10 @@ export class MembershipsRepository {
   ): Promise<{ tenant: TenantRecord; role: MembershipRole } | null> {
     return decodeFirst(
       await this.memberships.manager.query(
-        `SELECT t.id, t.name, t.created_at, m.role FROM memberships m JOIN tenants t ON t.id = m.tenant_id
-          WHERE m.tenant_id = $1 AND m.user_id = $2 AND t.kind = 'customer' AND t.status = 'active'`,
+        `SELECT t.id, t.name, t.created_at, m.role
+           FROM memberships m JOIN tenants t ON t.id = m.tenant_id JOIN users u ON u.id = m.user_id
+          WHERE m.tenant_id = $1 AND m.user_id = $2 AND t.kind = 'customer' AND t.status = 'active'
+            AND u.status = 'active'`,
         [tenantId, userId],
       ),
       (r) => ({

@@ -1,7 +1,8 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, Patch, Post, SetMetadata, UseGuards } from '@nestjs/common';
 import type { AnonymousWrite } from '../config/config';
 import { UseCachePolicy, type CachePolicy } from './cache-policy';
 import { IpBudget } from './ip-budget.guard';
+import { NoBodyGuard } from './no-body.guard';
 import type { OpenApiOperation } from './openapi/operation';
 import { UsePolicy, type Policy } from './policy.decorator';
 
@@ -40,6 +41,12 @@ export function Route(declaration: RouteDeclaration): MethodDecorator {
     UsePolicy(declaration.policy),
     ...(declaration.budget === undefined ? [] : [IpBudget(declaration.budget)]),
     ...(declaration.cache === undefined ? [] : [UseCachePolicy(declaration.cache)]),
+    ...(takesNoBody(declaration) ? [UseGuards(NoBodyGuard)] : []),
     SetMetadata(ROUTE_KEY, declaration),
   );
+}
+
+/** A write that declares no request body refuses one (NoBodyGuard); reads never look at it. */
+export function takesNoBody(declaration: RouteDeclaration): boolean {
+  return declaration.method !== 'GET' && declaration.operation.requestBody === undefined;
 }

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/config';
 import { hostServing } from '../http/host-routing';
 import { pick } from '../http/openapi/responses';
 import type { Schema } from '../http/openapi/schema';
-import type { RouteDeclaration } from '../http/route';
+import { takesNoBody, type RouteDeclaration } from '../http/route';
 import { components } from './components';
 import { securityOf } from './route-security';
 import { TAGS } from './tags';
@@ -52,8 +52,10 @@ function operation(route: RouteDeclaration, servers: Schema[] | undefined): Sche
   return {
     ...operation,
     security: securityOf(route),
-    // Contract 2: a body may be malformed, of the wrong type or over 16 KiB on any route that takes one.
-    responses: operation.requestBody ? { ...pick(400, 413), ...operation.responses } : operation.responses,
+    // Contract 2: a body may be malformed, of the wrong type or over 16 KiB on any route that takes
+    // one; a write that takes none refuses any (NoBodyGuard).
+    responses:
+      operation.requestBody || takesNoBody(route) ? { ...pick(400, 413), ...operation.responses } : operation.responses,
     ...(servers ? { servers } : {}),
   };
 }

@@ -204,6 +204,15 @@ describe('management API: players and their sessions (contract 15)', () => {
     });
   });
 
+  it('contract 15 (exact JSON bodies, unknown fields 400): the body-less player writes refuse a body with fields, and change nothing', async () => {
+    const g = await guest();
+    const revoke = await w.as('admin').post(`${T}/sessions/${g.session_id}/revoke`, { all_sessions: true });
+    const deactivate = await w.as('admin').post(`${T}/users/${g.user_id}/deactivate`, { reason: 'abuse' });
+    expect([revoke.status, revoke.body.error]).toEqual([400, 'invalid_request']);
+    expect([deactivate.status, deactivate.body.error]).toEqual([400, 'invalid_request']);
+    await refresh(g).expect(200);
+  });
+
   it('refuses to revoke a session of another tenant (404), which stays live', async () => {
     const stranger = await guest('other-team', 'cli_other');
     await w.as('owner').post(`${T}/sessions/${stranger.session_id}/revoke`).expect(404);

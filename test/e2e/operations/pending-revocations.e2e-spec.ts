@@ -72,6 +72,29 @@ describe('pending revocations: the service finishes a revocation Redis refused',
     await eventually(async () => (await gauge()) === 0, 5_000);
   });
 
+  it('contract 12: a deactivated developer is refused at once on tenant routes, even while Redis refuses the revocation', async () => {
+    // The deactivation is committed in PostgreSQL, which the membership guard reads on every
+    // tenant request anyway: a deactivated owner must not change the tenant in the meantime.
+    await addMember(w.t, 'studio', 'ex-owner@studio.example', 'owner');
+    const tokens = await signIn(w.t, 'ex-owner@studio.example', CONSOLE_SCOPES);
+    await redis.withWritesRefused(async () => {
+      expect((await run('user', 'deactivate', '--email', 'ex-owner@studio.example')).status).toBe(1);
+      const res = await w.t
+        .auth()
+        .post('/management/tenants/studio/members')
+        .set('Authorization', `Bearer ${tokens.access_token}`)
+        .send({ email: 'backdoor@studio.example', role: 'owner' });
+      expect(res.status).not.toBe(201);
+      expect([401, 403]).toContain(res.status);
+    });
+    const { rows } = await w.t.pg.query(
+      `SELECT m.role FROM memberships m JOIN identities i ON i.user_id = m.user_id
+        WHERE m.tenant_id = 'studio' AND i.email = 'backdoor@studio.example'`,
+    );
+    expect(rows).toEqual([]);
+    await eventually(async () => (await current(w.t, tokens.access_token)).status === 401, 5_000);
+  });
+
   it("the console's player deactivation: 503 while Redis refuses, and the player's tokens end once it is back", async () => {
     await addMember(w.t, 'acme', 'admin@acme.example', 'admin');
     const member = await signIn(w.t, 'admin@acme.example', CONSOLE_SCOPES);
