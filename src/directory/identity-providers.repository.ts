@@ -166,6 +166,11 @@ export class IdentityProvidersRepository {
     return affected === 1;
   }
 
+  /** Whether the tenant has the provider now, without opening its secret. */
+  async isConfigured(tenantId: string, id: string): Promise<boolean> {
+    return (await this.rows.countBy({ tenantId, id })) === 1;
+  }
+
   async remove(tenantId: string, id: string): Promise<boolean> {
     return ((await this.rows.delete({ tenantId, id })).affected ?? 0) > 0;
   }

@@ -39,6 +39,7 @@ import { TenantEmailController } from './tenant-email.controller';
 import { TenantEmailService } from './tenant-email.service';
 import { TenantWebOrigins } from './tenant-web-origins';
 import { UpgradeService } from './upgrade.service';
+import { RemovedProviders } from './removed-providers';
 
 /** Guests of customer tenants and their upgrade to full accounts (spec 1.4–1.6, 4.3). */
 @Module({
@@ -69,6 +70,7 @@ import { UpgradeService } from './upgrade.service';
     GuestBearerAuthenticator,
     GuestService,
     IntentAndProof,
+    RemovedProviders,
     MeService,
     ProviderClients,
     ProviderIdTokens,

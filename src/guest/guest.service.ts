@@ -10,6 +10,7 @@ import { FlowRecordsStore } from './flow-records.store';
 import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
 import type { ClientRecord } from '../directory/records';
+import { RemovedProviders } from './removed-providers';
 
 export type GuestResponse = {
   user_id: string;
@@ -28,6 +29,7 @@ export class GuestService {
     private readonly sessions: CustomerSessions,
     private readonly limiter: RateLimiter,
     private readonly stats: DailyStatsRepository,
+    private readonly removedProviders: RemovedProviders,
   ) {}
 
   /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
@@ -178,6 +180,7 @@ export class GuestService {
     });
     if (!consumed) throw new AppError('invalid_proof');
     const { proof } = consumed;
+    await this.removedProviders.refuseProofOfRemoved(ctx.tenantId, proof.provider);
     const signedIn = async (): Promise<{ user_id: string } & CustomerTokenSet> => {
       const { userId, session } = await this.accounts.transaction(async (m) => {
         // The credential's owner now, which need not be the user the proof named when issued.

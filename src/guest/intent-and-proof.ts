@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
 import { FlowRecordsStore, type LinkingIntent, type ProviderProof } from './flow-records.store';
+import { RemovedProviders } from './removed-providers';
 import { TenantClients } from './tenant-clients';
 import type { ClientRecord } from '../directory/records';
 
@@ -32,6 +33,7 @@ export class IntentAndProof {
     private readonly flows: BrowserFlows,
     private readonly records: FlowRecordsStore,
     private readonly limiter: RateLimiter,
+    private readonly removedProviders: RemovedProviders,
   ) {}
 
   /**
@@ -70,6 +72,7 @@ export class IntentAndProof {
     // An email proof names a verified email identity; a chat or provider proof was read from the
     // platform's user API or a checked ID token by the callback that issued it.
     if (consumed.proof.provider === 'email' && !consumed.proof.emailVerified) throw new AppError('invalid_proof');
+    await this.removedProviders.refuseProofOfRemoved(ctx.tenantId, consumed.proof.provider);
     return { client, ...consumed };
   }
 }

@@ -857,4 +857,47 @@ describe('OpenID Connect providers (contract 14) against real issuers (oidc-prov
       expect((await c.signIn(proof)).user_id).toBe(owner.userId);
     });
   });
+
+  /**
+   * Contract 14, `provider remove` ("flows under way end"): a flow is under way until its proof is
+   * spent by `guest/upgrade`, `sign-in` or `me/identities`. A tenant removes a provider it no longer
+   * trusts (its keys leaked, the issuer was taken over); a proof that provider made a moment
+   * earlier must not still sign in or attach its credential afterwards.
+   */
+  describe('a provider removed while its proof is outstanding', () => {
+    it('a proof issued before the removal no longer attaches its credential to the guest', async () => {
+      expect((await p.addPlain('removed-later')).status).toBe(0);
+      const nonce = randomBytes(12).toString('base64url');
+      const idToken = await nativeIdToken(p.plain, { sub: 'removed-later-1' }, nonce);
+
+      const c = w.client();
+      await c.createGuest();
+      await c.createLinkingIntent();
+      const proof = await c.providerToken('removed-later', idToken, nonce);
+      expect(proof.proof_id).toMatch(/^prf_/);
+
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'removed-later')).status).toBe(0);
+
+      const upgraded = await c.upgrade(proof.proof_id).then(
+        (r) => ({ accepted: true, linked: r.linked_identity.provider }),
+        (err: { status?: number }) => ({ accepted: false, status: err.status }),
+      );
+      expect(upgraded).toMatchObject({ accepted: false });
+    });
+
+    it('nor signs in, and the provider added again makes proofs that work', async () => {
+      expect((await p.addPlain('removed-again')).status).toBe(0);
+      const proofOf = async (c: ReturnType<GuestWorld['client']>) => {
+        const nonce = randomBytes(12).toString('base64url');
+        return c.providerToken('removed-again', await nativeIdToken(p.plain, { sub: 'removed-again-1' }, nonce), nonce);
+      };
+      const c = w.client();
+      const stale = await proofOf(c);
+      expect((await admin(w.t.env, 'provider', 'remove', '--tenant', 'acme', '--id', 'removed-again')).status).toBe(0);
+      await expect(c.signIn(stale.proof_id)).rejects.toMatchObject({ status: 400, code: 'invalid_proof' });
+      expect((await p.addPlain('removed-again')).status).toBe(0);
+      const fresh = await proofOf(c);
+      expect((await c.signIn(fresh.proof_id)).user_id).toMatch(/^usr_/);
+    });
+  });
 });
