@@ -5,7 +5,7 @@ import { custom, errors, generators, Issuer, type BaseClient } from 'openid-clie
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import type { IdentityProvider } from '../directory/identity-providers.repository';
 import { AppError, DependencyUnavailableError } from '../errors/app-error';
-import { issuedInTheFuture, provenClaims, type ProvenIdToken } from './provider-id-tokens';
+import { CLOCK_TOLERANCE_SECONDS, issuedInTheFuture, provenClaims, type ProvenIdToken } from './provider-id-tokens';
 
 /** What the browser flow binds to its state: the PKCE verifier and the nonce (contract 14). */
 export interface AuthorizationChecks {
@@ -101,6 +101,9 @@ export class ProviderClients {
       id_token_signed_response_alg: provider.endpoints.id_token_signed_response_alg,
     });
     client[custom.http_options] = (_url, options) => ({ ...options, timeout: this.config.dependencyTimeoutMs });
+    // openid-client allows no skew on `nbf` and `exp` by default: an issuer whose clock runs a
+    // second ahead of ours would fail every browser sign-in that the native flow accepts.
+    client[custom.clock_tolerance] = CLOCK_TOLERANCE_SECONDS;
     return client;
   }
 

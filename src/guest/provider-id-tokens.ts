@@ -13,8 +13,8 @@ export interface ProvenIdToken {
   readonly expiresAt: number;
 }
 
-/** Clock skew allowed on `exp`, `iat` and `nbf`: within the 60 s of contract 8. */
-const CLOCK_TOLERANCE_SECONDS = 30;
+/** Clock skew allowed on `exp`, `iat` and `nbf`, in both flows: within the 60 s of contract 8. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_TOKEN_AGE_SECONDS = 24 * 3600;
 
 /**
