@@ -419,13 +419,25 @@ export class GuestClient {
   /**
    * Erases the player's account (app stores require in-app deletion, guests included): every
    * session ends, the stored tokens are dropped, and `session` and `user` fire with `deleted`.
+   * Should the answer be lost (no answer, a gateway's 5xx), the service is asked with the same
+   * token whether it still knows the player: a 401 means the erasure went through, and the call
+   * resolves as if its answer had arrived; otherwise it rejects as it came.
    */
   async deleteAccount(): Promise<void> {
     const shown = this.userId;
     const bearer = await this.getAccessToken();
     // Taking a fresh token may take over another tab's new player: never erase that one instead.
     if (shown !== null && this.userId !== shown) throw playerChanged();
-    await this.request<{ deleted: true }>('DELETE', 'me', undefined, bearer);
+    try {
+      await this.request<{ deleted: true }>('DELETE', 'me', undefined, bearer);
+    } catch (err) {
+      if (!(err instanceof GuestApiError) || (err.status !== 0 && err.status < 500)) throw err;
+      const gone = await this.request('GET', 'me', undefined, bearer).then(
+        () => false,
+        (check: unknown) => check instanceof GuestApiError && check.status === 401,
+      );
+      if (!gone) throw err;
+    }
     await this.keeper.clear('deleted');
   }
 

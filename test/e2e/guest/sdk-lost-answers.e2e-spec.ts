@@ -123,6 +123,37 @@ describe('the SDK after an answer lost on the way back', () => {
     });
   });
 
+  it('resolves an account deletion whose answer was lost: the service no longer knows the player', async () => {
+    const dropped = droppingAnswers('/me');
+    const storage = new MemorySecureStorage();
+    const c = w.client({ storage, fetch: dropped.fetch });
+    const created = await c.createGuest();
+    const events: string[] = [];
+    c.on('user', (change) => events.push(change.reason));
+    dropped.next = true;
+    await c.deleteAccount();
+    expect(events).toEqual(['deleted']);
+    expect(await storage.get(REFRESH_KEY)).toBeNull();
+    expect((await w.t.pg.query('SELECT 1 FROM users WHERE id = $1', [created.user_id])).rows).toEqual([]);
+  });
+
+  it('rejects a deletion that never reached the service, and the player is still there', async () => {
+    let refuseNext = false;
+    const unsent = (async (url: string, init: RequestInit) => {
+      if (refuseNext && init.method === 'DELETE') {
+        refuseNext = false;
+        throw new TypeError('network connection lost');
+      }
+      return fetch(url, init);
+    }) as typeof fetch;
+    const c = w.client({ fetch: unsent });
+    const created = await c.createGuest();
+    refuseNext = true;
+    await expect(c.deleteAccount()).rejects.toMatchObject({ status: 0 });
+    expect(c.userId).toBe(created.user_id);
+    expect((await c.me()).id).toBe(created.user_id);
+  });
+
   it('rejects a link the service refused before its answer was lost, and links on the retry', async () => {
     const failing = {
       next: false,
