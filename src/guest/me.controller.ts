@@ -32,8 +32,11 @@ export class MeController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ deleted: true }> {
     const deleted = await this.me.delete(player);
-    // The erased player's refresh cookie is dead: the browser drops it (issue 22 finding 7).
-    if (readRefreshCookie(req, player.tenantId, player.clientId) !== undefined)
+    // The erased player's refresh cookie is dead: the browser drops it (issue 22 finding 7). The
+    // site's cookie may hold another player's session by now (another page of the site started a
+    // guest since), which is that player's only credential: only the erased session's goes.
+    const cookie = readRefreshCookie(req, player.tenantId, player.clientId);
+    if (cookie !== undefined && cookie.split('.', 1)[0] === player.sessionId)
       clearRefreshCookie(req, res, player.tenantId, player.clientId);
     return deleted;
   }

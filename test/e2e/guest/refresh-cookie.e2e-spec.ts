@@ -310,5 +310,22 @@ describe('the HttpOnly refresh cookie of browser clients (issue 22 finding 7)', 
         .expect(200);
       expect(setCookies(res)).toEqual([expect.stringMatching(CLEARED_PARTITIONED)]);
     });
+
+    it('leaves alone a cookie that holds another guest by then, which keeps its session (DELETE /me)', async () => {
+      // Two pages of the game's site (play.example and www.play.example share the site's cookie,
+      // not localStorage): the other page started a guest since, and the cookie is that guest's only
+      // credential (contract 13), as a revocation of another token already leaves it alone.
+      const erased = await guest({ origin: GAME_ORIGIN });
+      const other = await guest({ origin: GAME_ORIGIN });
+      const res = await w.t
+        .auth()
+        .delete('/t/acme/me')
+        .set('Origin', GAME_ORIGIN)
+        .set('Authorization', `Bearer ${erased.body.access_token}`)
+        .set('Cookie', `${COOKIE}=${other.body.refresh_token}`)
+        .expect(200);
+      expect(setCookies(res)).toEqual([]);
+      await refresh({}, { cookie: `${COOKIE}=${other.body.refresh_token}` }).expect(200);
+    });
   });
 });
