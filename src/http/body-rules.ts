@@ -13,6 +13,11 @@ const FORM_PATHS = [
   /^\/t\/[^/]+\/providers\/callback$/,
 ];
 
+/** Whether a route path takes form bodies (an Express path like `/t/:tenantId/token` matches too). */
+export function takesFormBody(path: string): boolean {
+  return FORM_PATHS.some((p) => p.test(path));
+}
+
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
@@ -78,7 +83,7 @@ export function bodyRules(): (req: Request, res: Response, next: NextFunction) =
     const parser =
       type === 'application/json'
         ? json
-        : type === 'application/x-www-form-urlencoded' && FORM_PATHS.some((p) => p.test(req.path))
+        : type === 'application/x-www-form-urlencoded' && takesFormBody(req.path)
           ? form
           : undefined;
     if (!parser) return refuse(res, 'Content-Type must be application/json.');

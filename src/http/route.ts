@@ -1,6 +1,7 @@
 import { applyDecorators, Delete, Get, HttpCode, Patch, Post, SetMetadata, UseGuards } from '@nestjs/common';
 import type { AnonymousWrite } from '../config/config';
 import { UseCachePolicy, type CachePolicy } from './cache-policy';
+import { takesFormBody } from './body-rules';
 import { IpBudget } from './ip-budget.guard';
 import { NoBodyGuard } from './no-body.guard';
 import type { OpenApiOperation } from './openapi/operation';
@@ -46,7 +47,12 @@ export function Route(declaration: RouteDeclaration): MethodDecorator {
   );
 }
 
-/** A write that declares no request body refuses one (NoBodyGuard); reads never look at it. */
+/**
+ * A JSON write that declares no request body refuses one (NoBodyGuard); reads never look at it, and
+ * a route that takes forms (the console's sign-in button) may carry a form's fields.
+ */
 export function takesNoBody(declaration: RouteDeclaration): boolean {
-  return declaration.method !== 'GET' && declaration.operation.requestBody === undefined;
+  return (
+    declaration.method !== 'GET' && declaration.operation.requestBody === undefined && !takesFormBody(declaration.path)
+  );
 }
