@@ -31,9 +31,13 @@ const CREDENTIALED: CorsOptions = {
   // DELETE: a player deletes its own account from the game's page (contract 13, DELETE /me).
   methods: ['POST', 'GET', 'DELETE'],
   allowedHeaders: ['authorization', 'content-type'],
-  // The SDK on a game's page honours Retry-After on 429 and 503 (contract 13); a cross-origin
-  // page can read only the response headers exposed to it.
-  exposedHeaders: ['Retry-After'],
+  // The SDK on a game's page honours Retry-After on 429 and 503 (contract 13), and a game reports
+  // the request id of a failure; a cross-origin page reads only the response headers exposed to it.
+  exposedHeaders: ['Retry-After', 'X-Request-Id'],
+  // A phone on a slow network would otherwise send a preflight before every call with a bearer or
+  // a JSON body. Ten minutes: a client's web origin removed since is still refused at once, on the
+  // request itself, whose answer carries no CORS headers for it.
+  maxAge: 600,
   optionsSuccessStatus: 204,
 };
 
@@ -43,7 +47,8 @@ const CREDENTIALED: CorsOptions = {
  * - a request or preflight whose `Origin` is a web origin of an enabled browser client of the
  *   active tenant gets that origin echoed with credentials allowed and `Vary: Origin`; a preflight
  *   names no client, so any browser client of the tenant counts for it; a preflight answers 204
- *   allowing POST, GET, DELETE (contract 13) and the headers `authorization, content-type`;
+ *   allowing POST, GET, DELETE (contract 13) and the headers `authorization, content-type`, and
+ *   may be cached for ten minutes;
  * - a non-GET request whose `Origin` is present but is not a web origin of the client it names
  *   (see clientNamedBy) is refused with 403 before any handler runs, which also closes cross-site
  *   request forgery on the flow endpoints; requests without `Origin` (servers, native shells) pass;

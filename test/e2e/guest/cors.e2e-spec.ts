@@ -72,6 +72,8 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       expect(res.headers['access-control-allow-methods']).toBe('POST,GET,DELETE');
       expect(res.headers['access-control-allow-headers']).toBe('authorization,content-type');
       expect(res.headers.vary).toMatch(/\bOrigin\b/);
+      // One preflight per endpoint every ten minutes, not one per call on a phone's network.
+      expect(res.headers['access-control-max-age']).toBe('600');
     });
 
     it.each([
@@ -112,8 +114,8 @@ describe('CORS on the tenant API and cross-site flow cookies', () => {
       expect(res.headers['access-control-allow-origin']).toBe(GAME_WEB_ORIGIN);
       expect(res.headers['access-control-allow-credentials']).toBe('true');
       expect(res.headers.vary).toMatch(/\bOrigin\b/);
-      // The SDK on the page reads Retry-After of a 429 or 503 (contract 13).
-      expect(res.headers['access-control-expose-headers']).toBe('Retry-After');
+      // The SDK on the page reads Retry-After of a 429 or 503 (contract 13), the game the request id.
+      expect(res.headers['access-control-expose-headers']).toBe('Retry-After,X-Request-Id');
       const cookie = flowCookieOf(res, id) as string;
       expect(cookie).toMatch(/; Max-Age=3600; Path=\/; Expires=[^;]+; HttpOnly; Secure; Partitioned; SameSite=None$/);
       // The flow goes on from the same page with that cookie.
