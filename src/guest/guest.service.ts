@@ -180,8 +180,8 @@ export class GuestService {
     });
     if (!consumed) throw new AppError('invalid_proof');
     const { proof } = consumed;
-    await this.removedProviders.refuseProofOfRemoved(ctx.tenantId, proof.provider);
     const signedIn = async (): Promise<{ user_id: string } & CustomerTokenSet> => {
+      await this.removedProviders.refuseProofOfRemoved(ctx.tenantId, proof.provider);
       const { userId, session } = await this.accounts.transaction(async (m) => {
         // The credential's owner now, which need not be the user the proof named when issued.
         const owner = await this.accounts.lockOwnerForSignIn(ctx.tenantId, proof.identityId, m);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AppError } from '../errors/app-error';
+import { undoneOnDependencyFailure } from '../errors/dependency-failure';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext } from './browser-flows';
 import { FlowRecordsStore, type LinkingIntent, type ProviderProof } from './flow-records.store';
@@ -72,7 +73,11 @@ export class IntentAndProof {
     // An email proof names a verified email identity; a chat or provider proof was read from the
     // platform's user API or a checked ID token by the callback that issued it.
     if (consumed.proof.provider === 'email' && !consumed.proof.emailVerified) throw new AppError('invalid_proof');
-    await this.removedProviders.refuseProofOfRemoved(ctx.tenantId, consumed.proof.provider);
+    // Asked once the proof names its provider: should PostgreSQL fail to answer (503), both go back.
+    await undoneOnDependencyFailure(
+      this.removedProviders.refuseProofOfRemoved(ctx.tenantId, consumed.proof.provider),
+      consumed.restoreIntentAndProof,
+    );
     return { client, ...consumed };
   }
 }
