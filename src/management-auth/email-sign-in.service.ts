@@ -12,6 +12,7 @@ import { AuthorizationCodesStore } from './authorization-codes.store';
 import { ControlFlowsStore, type ControlFlow } from './control-flows.store';
 
 import { controlPlaneIssuer } from './management-tokens';
+import { undoneOnDependencyFailure } from '../errors/dependency-failure';
 
 const RATE_DOMAIN = 'svc:management';
 
@@ -71,12 +72,26 @@ export class EmailSignInService {
       { name: 'mgmt-ip', domain: RATE_DOMAIN, subject: ctx.ip, budget: rl.managementIp },
       { name: 'mgmt-flow', domain: RATE_DOMAIN, subject: ctx.flowId, budget: rl.managementFlowAttempts },
     );
-    if (!(await this.codes.check(MANAGEMENT_CODES, ctx.flowId, email, code))) throw new AppError('invalid_code');
+    const taken = await this.codes.take(MANAGEMENT_CODES, ctx.flowId, email, code);
+    if (!taken) throw new AppError('invalid_code');
+    // The code is spent only with the authorization code it produced: a dependency that refuses
+    // before the flow has ended (503, contract 10) puts it back, so the same code works on the retry.
+    const authorizationCode = await undoneOnDependencyFailure(this.authorize(flow, ctx.flowId, email), taken.restore);
+    const url = new URL(flow.redirectUri);
+    url.searchParams.set('code', authorizationCode);
+    url.searchParams.set('state', flow.state);
+    url.searchParams.set('iss', controlPlaneIssuer(this.config));
+    return { redirect_to: url.toString() };
+  }
 
+  /**
+   * The authorization code of a proven email, made before the flow ends: the flow yields one (a
+   * second confirm on it finds no flow), and one made for a flow that ended meanwhile is never
+   * handed out.
+   */
+  private async authorize(flow: ControlFlow, flowId: string, email: string): Promise<string> {
     const { user, identity } = await this.identities.resolveOrCreate(controlPlaneEmailClaim(email), 'regular');
     if (user.status !== 'active' || identity.status !== 'active') throw new AppError('invalid_code');
-    // The flow yields one authorization code; a second confirm on it finds no flow.
-    if (!(await this.flows.finish(ctx.flowId))) throw new AppError('forbidden', 'The sign-in flow has ended.');
     const authorizationCode = await this.authorizationCodes.create({
       clientId: flow.clientId,
       redirectUri: flow.redirectUri,
@@ -86,11 +101,8 @@ export class EmailSignInService {
       email,
       sessionId: this.sessions.newSessionId(),
     });
-    const url = new URL(flow.redirectUri);
-    url.searchParams.set('code', authorizationCode);
-    url.searchParams.set('state', flow.state);
-    url.searchParams.set('iss', controlPlaneIssuer(this.config));
-    return { redirect_to: url.toString() };
+    if (!(await this.flows.finish(flowId))) throw new AppError('forbidden', 'The sign-in flow has ended.');
+    return authorizationCode;
   }
 
   private async boundFlow(ctx: EmailRequestContext): Promise<ControlFlow> {

@@ -171,14 +171,11 @@ export class EmailCodesStore {
     return live === 1;
   }
 
-  async check(realm: CodeRealm, flowId: string, email: string, code: string): Promise<boolean> {
-    return (await this.take(realm, flowId, email, code)) !== null;
-  }
-
   /**
-   * As `check`, and a matched code is spent; `restore` puts it back for the rest of its lifetime,
-   * with the attempts it had, for a caller whose use of it a dependency refused (503, contract 13),
-   * unless the flow holds another code by then. Null when the code does not match.
+   * Checks a code (each try counts against it) and spends it when it matches; `restore` puts it
+   * back for the rest of its lifetime, with the attempts it had, for a caller whose use of it a
+   * dependency refused (503, contract 13), unless the flow holds another code by then. Null when
+   * the code does not match.
    */
   async take(
     realm: CodeRealm,

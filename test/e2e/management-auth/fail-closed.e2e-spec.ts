@@ -164,6 +164,21 @@ describe('fail closed when PostgreSQL refuses connections', () => {
     const tokens = await signIn(t, 'pg-back@studio.example');
     await t.auth().get('/management-auth/current').set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
   });
+
+  // Contract 10 and 13: a 503 changes nothing. The code is checked (and spent) in Redis before the
+  // account is resolved in PostgreSQL, with nothing putting it back when that read fails.
+  it('a confirm refused while the database is away spends no code: the same code confirms once it is back', async () => {
+    const email = 'pg-retry@studio.example';
+    const flow = await startFlow(t);
+    const emailCode = await requestCode(t, flow, email);
+    await cutDatabase();
+    const refused = await emailPost(t, 'confirm', flow, { email, code: emailCode });
+    expect(refused.status).toBe(503);
+    await admin.query(`ALTER DATABASE ${t.databaseName} ALLOW_CONNECTIONS true`);
+    await eventually(async () => (await t.auth().get('/readyz')).status === 200, 10_000);
+    const retried = await emailPost(t, 'confirm', flow, { email, code: emailCode });
+    expect({ status: retried.status, error: retried.body.error }).toEqual({ status: 200, error: undefined });
+  });
 });
 
 /**
