@@ -191,13 +191,13 @@ const SPEC_TTL = {
 
 /** Production defaults; a burst of a few hundred guest creations from one IP is throttled. */
 const RATE_LIMIT_DEFAULTS: Record<string, string> = {
-  RATE_LIMIT_MGMT_EMAIL_SEND: '5/900',
+  RATE_LIMIT_MGMT_EMAIL_SEND: '3/3600',
   RATE_LIMIT_MGMT_IP: '60/900',
   RATE_LIMIT_MGMT_FLOW_ATTEMPTS: '20/3600',
   RATE_LIMIT_GUEST_CREATE_CLIENT_IP: '100/60',
   RATE_LIMIT_GUEST_CREATE_TENANT_IP: '200/60',
   RATE_LIMIT_GUEST_UPGRADE_SUBJECT: '10/600',
-  RATE_LIMIT_TENANT_EMAIL_SEND: '5/900',
+  RATE_LIMIT_TENANT_EMAIL_SEND: '3/3600',
   RATE_LIMIT_TENANT_FLOW_ATTEMPTS: '20/3600',
   RATE_LIMIT_EMAIL_SEND_FLOW: '3/3600',
   // At most 100 wrong guesses an hour per address (OWASP ASVS V2.2.1): see emailGuessBound.
@@ -724,6 +724,17 @@ export function loadConfig(env: Env): AppConfig {
   // Settings shared by several parts (DEPENDENCY_TIMEOUT_MS) are read more than once.
   if (r.problems.length > 0) throw new ConfigError([...new Set(r.problems)]);
   return config;
+}
+
+/**
+ * Contract 10: one client network cannot spend the address budget of another. A refused send
+ * costs nothing, so a network polls for free; should its own budget for an address hold as many
+ * codes as the address's, or refill as fast, it would take every code the address's budget
+ * refills and lock the address's owner out of new sign-ins from anywhere. The defaults keep to
+ * this (test/unit/config.spec.ts); an operator who changes either budget should too.
+ */
+export function leavesAddressBudgetToOthers(network: RateLimitBudget, address: RateLimitBudget): boolean {
+  return network.limit < address.limit && network.limit * address.windowSeconds < address.limit * network.windowSeconds;
 }
 
 /** pino's levels; pino itself refuses another with a message that does not name the variable. */

@@ -1,6 +1,6 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { ConfigError, leavesAddressBudgetToOthers, loadConfig } from '../../src/config/config';
 import {
   CONFIG_SECRET_VALUE as SECRET_VALUE,
   configProblems as problemsOf,
@@ -178,6 +178,17 @@ describe('configuration (contract section 1)', () => {
         .sort(),
     ).toEqual(['MAIL_TRANSPORT', 'RATE_LIMITS']);
     expect(loadConfig(env({ NODE_ENV: 'development', RATE_LIMITS: 'off' })).rateLimits.enabled).toBe(false);
+  });
+
+  it('keeps the default per-network email budgets below the address budget (contract 10)', () => {
+    const { managementEmailSend, tenantEmailSend, emailSendAddress } = loadConfig(env()).rateLimits;
+    expect(leavesAddressBudgetToOthers(managementEmailSend, emailSendAddress)).toBe(true);
+    expect(leavesAddressBudgetToOthers(tenantEmailSend, emailSendAddress)).toBe(true);
+    // As many codes as the address allows, or refilled as fast: one network takes every code.
+    const address = { limit: 6, windowSeconds: 3600 };
+    expect(leavesAddressBudgetToOthers({ limit: 6, windowSeconds: 7200 }, address)).toBe(false);
+    expect(leavesAddressBudgetToOthers({ limit: 5, windowSeconds: 900 }, address)).toBe(false);
+    expect(leavesAddressBudgetToOthers({ limit: 5, windowSeconds: 3600 }, address)).toBe(true);
   });
 
   it('gives every anonymous write a per-network budget of a few hundred a minute by default', () => {

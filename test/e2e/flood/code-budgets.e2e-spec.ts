@@ -157,3 +157,47 @@ describe('email-code budgets that cannot lock out the victim', () => {
     });
   });
 });
+
+/**
+ * The same rule under the defaults' ratio: RATE_LIMIT_TENANT_EMAIL_SEND 3/3600 per address and
+ * network (the defaults' value, test/unit/config.spec.ts), RATE_LIMIT_EMAIL_SEND_ADDRESS 6/3600 per
+ * address. A refused send costs nothing, so one network polls for free; it gets at most half of
+ * what the address refills, and the address's owner always finds codes left. Both windows are
+ * divided by 100 here (3/36 and 6/36) to keep the test short. With 5/900, the earlier default, one
+ * network refilled a send every 180 s against the address's 600 s and locked the owner out.
+ */
+describe('email-code budgets under the default ratio of network to address', () => {
+  let w: GuestWorld;
+  beforeAll(async () => {
+    w = await startGuestWorld({
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_TENANT_EMAIL_SEND: '3/36',
+      RATE_LIMIT_EMAIL_SEND_ADDRESS: '6/36',
+    });
+  });
+  afterAll(async () => {
+    await w.close();
+  });
+
+  const start = (email: string, ip: string) =>
+    w.t
+      .auth()
+      .post('/t/acme/email/start')
+      .set('X-Forwarded-For', ip)
+      .send({ client_id: 'cli_game', browser_flow_id: `flw_${randomBytes(16).toString('base64url')}`, email });
+
+  it('one client network cannot spend the address budget of another', async () => {
+    const email = `victim-${randomBytes(4).toString('hex')}@studio.example`;
+    const attacker = '198.51.100.77';
+    // The attacker sends what its network allows, then retries as its network refills (a refused
+    // send charges nothing, so polling is free).
+    for (let i = 0; i < 3; i++) await start(email, attacker).expect(202);
+    const until = Date.now() + 4_000;
+    while (Date.now() < until) {
+      await start(email, attacker);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const victim = await start(email, '203.0.113.10');
+    expect(victim.status).toBe(202);
+  });
+});
