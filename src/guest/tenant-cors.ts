@@ -34,10 +34,9 @@ const CREDENTIALED: CorsOptions = {
   // The SDK on a game's page honours Retry-After on 429 and 503 (contract 13), and a game reports
   // the request id of a failure; a cross-origin page reads only the response headers exposed to it.
   exposedHeaders: ['Retry-After', 'X-Request-Id'],
-  // A phone on a slow network would otherwise send a preflight before every call with a bearer or
-  // a JSON body. Ten minutes: a client's web origin removed since is still refused at once, on the
-  // request itself, whose answer carries no CORS headers for it.
-  maxAge: 600,
+  // No Access-Control-Max-Age: a preflight cached while the client was enabled would let the page
+  // send a request that a disabled client's answer, without CORS headers, turns into a network
+  // error the SDK retries, where the uncached preflight gives the page the service's invalid_client.
   optionsSuccessStatus: 204,
 };
 
@@ -47,8 +46,7 @@ const CREDENTIALED: CorsOptions = {
  * - a request or preflight whose `Origin` is a web origin of an enabled browser client of the
  *   active tenant gets that origin echoed with credentials allowed and `Vary: Origin`; a preflight
  *   names no client, so any browser client of the tenant counts for it; a preflight answers 204
- *   allowing POST, GET, DELETE (contract 13) and the headers `authorization, content-type`, and
- *   may be cached for ten minutes;
+ *   allowing POST, GET, DELETE (contract 13) and the headers `authorization, content-type`;
  * - a non-GET request whose `Origin` is present but is not a web origin of the client it names
  *   (see clientNamedBy) is refused with 403 before any handler runs, which also closes cross-site
  *   request forgery on the flow endpoints; requests without `Origin` (servers, native shells) pass;
