@@ -24,15 +24,24 @@ describe('PostgreSQL pool exhausted', () => {
     await w.close();
   });
 
+  /**
+   * Takes every pooled connection. The service's own background work (the pending-revocations
+   * worker) may hold one for a moment, and a connect that waits past the pool's timeout fails: it is
+   * tried again until the test holds the whole pool.
+   */
   async function exhaustPool(): Promise<void> {
     const ds = w.t.app.get(DataSource);
-    held = await Promise.all(
-      Array.from({ length: POOL_SIZE }, async () => {
-        const runner = ds.createQueryRunner();
+    const deadline = Date.now() + 15_000;
+    while (held.length < POOL_SIZE) {
+      if (Date.now() > deadline) throw new Error(`held ${held.length} of ${POOL_SIZE} pooled connections`);
+      const runner = ds.createQueryRunner();
+      try {
         await runner.connect();
-        return runner;
-      }),
-    );
+        held.push(runner);
+      } catch {
+        await runner.release().catch(() => undefined);
+      }
+    }
   }
 
   it('answers 503 within a bounded time, issues no guest, reports it at /readyz, and recovers without a restart', async () => {
