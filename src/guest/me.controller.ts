@@ -1,6 +1,7 @@
 import { Controller, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, type PrincipalOf } from '../http/principal';
+import { RefreshTokens } from '../platform/session-store/refresh-tokens';
 import { Route } from '../http/route';
 import { GUEST_ROUTES } from './guest.routes';
 import { MeService, type MeResponse } from './me.service';
@@ -14,7 +15,10 @@ import { TenantIdPipe } from './tenant-id.pipe';
  */
 @Controller()
 export class MeController {
-  constructor(private readonly me: MeService) {}
+  constructor(
+    private readonly me: MeService,
+    private readonly refreshTokens: RefreshTokens,
+  ) {}
 
   @Route(GUEST_ROUTES.me)
   show(
@@ -36,7 +40,7 @@ export class MeController {
     // site's cookie may hold another player's session by now (another page of the site started a
     // guest since), which is that player's only credential: only the erased session's goes.
     const cookie = readRefreshCookie(req, player.tenantId, player.clientId);
-    if (cookie !== undefined && cookie.split('.', 1)[0] === player.sessionId)
+    if (cookie !== undefined && this.refreshTokens.parse(cookie)?.sessionId === player.sessionId)
       clearRefreshCookie(req, res, player.tenantId, player.clientId);
     return deleted;
   }

@@ -549,9 +549,9 @@ export class SessionStore {
 
   /**
    * Contract 13 for an upgrade whose answer was lost or never sent (a 503 after its commit): the
-   * replaced session's token, not older than the session's generation when the upgrade began and
-   * while the replacement's first token is unused, answers the replacement session with a token of
-   * the secret derived from its own, the same for every retry. The hand-over is the rows'
+   * replaced session's last token (or the one after it), while the replacement's first token is
+   * unused, answers the replacement session with a token of the secret derived from its own, the
+   * same for every retry. The hand-over is the rows'
    * (`handOver`); a replacement Redis holds nothing of is rebuilt first (`recoverSuccessor`).
    */
   private async successor(
