@@ -55,6 +55,7 @@ export const CONSOLE_ROUTES = {
     method: 'GET',
     path: '/api/auth/callback',
     policy: 'public',
+    sideEffects: true,
     operation: {
       operationId: 'consoleSignInCallback',
       tags,

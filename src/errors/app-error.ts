@@ -66,6 +66,8 @@ export interface AppErrorDetails {
   readonly challenge?: AuthChallenge;
   /** Only where the contract gives one code two statuses (invalid_client: 401 or 400). */
   readonly status?: number;
+  /** 405: the methods the route does take (RFC 9110 §15.5.6). */
+  readonly allow?: readonly string[];
 }
 
 export class AppError extends Error {
@@ -73,6 +75,7 @@ export class AppError extends Error {
   readonly description: string;
   readonly retryAfterSeconds: number | undefined;
   readonly challenge: AuthChallenge | undefined;
+  readonly allow: readonly string[] | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -85,6 +88,7 @@ export class AppError extends Error {
     this.description = description ?? DEFAULT_DESCRIPTION[code];
     this.retryAfterSeconds = details.retryAfterSeconds;
     this.challenge = details.challenge;
+    this.allow = details.allow;
   }
 }
 

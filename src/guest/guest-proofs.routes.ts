@@ -49,6 +49,7 @@ export const GUEST_PROOF_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/chat/start',
     policy: 'public',
+    sideEffects: true,
     budget: 'chat-start',
     operation: {
       operationId: 'redirectToChatPlatform',
@@ -93,6 +94,7 @@ export const GUEST_PROOF_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/chat/go',
     policy: 'public',
+    sideEffects: true,
     budget: 'chat-start',
     operation: {
       operationId: 'followChatAuthorizeUrl',
@@ -113,6 +115,7 @@ export const GUEST_PROOF_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/chat/callback',
     policy: 'public',
+    sideEffects: true,
     operation: {
       operationId: 'chatPlatformCallback',
       tags,

@@ -18,6 +18,7 @@ export const PROVIDER_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/providers/:providerId/start',
     policy: 'public',
+    sideEffects: true,
     budget: 'provider-start',
     operation: {
       operationId: 'redirectToIdentityProvider',
@@ -58,6 +59,7 @@ export const PROVIDER_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/providers/go',
     policy: 'public',
+    sideEffects: true,
     budget: 'provider-start',
     operation: {
       operationId: 'followIdentityProviderAuthorizeUrl',
@@ -78,6 +80,7 @@ export const PROVIDER_ROUTES = {
     method: 'GET',
     path: '/t/:tenantId/providers/callback',
     policy: 'public',
+    sideEffects: true,
     operation: {
       operationId: 'identityProviderCallback',
       tags,

@@ -87,6 +87,7 @@ export function sendError(res: Response, error: AppError): void {
   if (res.headersSent) return;
   if (error.challenge) res.setHeader('WWW-Authenticate', CHALLENGES[error.challenge]);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (error.allow) res.setHeader('Allow', error.allow.join(', '));
   res.setHeader('Cache-Control', 'no-store');
   res.status(error.status).json(errorBody(error.code, error.description));
 }

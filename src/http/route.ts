@@ -4,6 +4,7 @@ import { UseCachePolicy, type CachePolicy } from './cache-policy';
 import { takesFormBody } from './body-rules';
 import { IpBudget } from './ip-budget.guard';
 import { NoBodyGuard } from './no-body.guard';
+import { NoHeadGuard } from './no-head.guard';
 import type { OpenApiOperation } from './openapi/operation';
 import { UsePolicy, type Policy } from './policy.decorator';
 
@@ -29,6 +30,8 @@ export interface RouteDeclaration {
   /** The success status, when it is not Nest's default (200, or 201 for POST) nor set by the handler. */
   readonly status?: number;
   readonly handlerChecks?: readonly HandlerCredential[];
+  /** A GET that spends or writes a one-time record: HEAD is refused (405), so it spends nothing. */
+  readonly sideEffects?: true;
   readonly operation: OpenApiOperation;
 }
 
@@ -40,6 +43,7 @@ export function Route(declaration: RouteDeclaration): MethodDecorator {
     METHODS[declaration.method](declaration.path),
     ...(declaration.status === undefined ? [] : [HttpCode(declaration.status)]),
     UsePolicy(declaration.policy),
+    ...(declaration.sideEffects ? [UseGuards(NoHeadGuard)] : []),
     ...(declaration.budget === undefined ? [] : [IpBudget(declaration.budget)]),
     ...(declaration.cache === undefined ? [] : [UseCachePolicy(declaration.cache)]),
     ...(takesNoBody(declaration) ? [UseGuards(NoBodyGuard)] : []),

@@ -38,6 +38,7 @@ export const MANAGEMENT_AUTH_ROUTES = {
     method: 'GET',
     path: '/management-auth/authorize',
     policy: 'public',
+    sideEffects: true,
     budget: 'authorize',
     operation: {
       operationId: 'authorize',

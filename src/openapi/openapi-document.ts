@@ -53,9 +53,13 @@ function operation(route: RouteDeclaration, servers: Schema[] | undefined): Sche
     ...operation,
     security: securityOf(route),
     // Contract 2: a body may be malformed, of the wrong type or over 16 KiB on any route that takes
-    // one; a write that takes none refuses any (NoBodyGuard).
-    responses:
-      operation.requestBody || takesNoBody(route) ? { ...pick(400, 413), ...operation.responses } : operation.responses,
+    // one; a write that takes none refuses any (NoBodyGuard). HEAD, answered by the GET route,
+    // spends nothing (NoHeadGuard).
+    responses: {
+      ...(operation.requestBody || takesNoBody(route) ? pick(400, 413) : {}),
+      ...operation.responses,
+      ...(route.sideEffects ? pick(405) : {}),
+    },
     ...(servers ? { servers } : {}),
   };
 }

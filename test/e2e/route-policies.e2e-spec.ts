@@ -3,13 +3,13 @@ import { routeTable } from '../support/route-table';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
- * Who may call what, route by route, and how its answers may be cached (no-store unless the route
- * serves only public data). A change in this table is a change in the service's
+ * Who may call what, route by route, how its answers may be cached (no-store unless the route
+ * serves only public data), and which GETs spend or write a one-time record, so HEAD is refused. A change in this table is a change in the service's
  * attack surface and must show up in review: update the list on purpose, never by copy.
  */
 const EXPECTED = [
   'GET / -> public, cache: no-store',
-  'GET /api/auth/callback -> public, cache: no-store',
+  'GET /api/auth/callback -> public, cache: no-store, HEAD refused',
   'GET /api/auth/current -> console-session, cache: no-store',
   'GET /api/management/tenants -> console-session, cache: no-store',
   'GET /api/management/tenants/:id -> console-session, cache: no-store',
@@ -29,7 +29,7 @@ const EXPECTED = [
   'GET /assets/:name -> public, cache: no-cache',
   'GET /healthz -> public, cache: no-store',
   'GET /management-auth/assets/:name -> public, cache: public, max-age=300',
-  'GET /management-auth/authorize -> public, cache: no-store',
+  'GET /management-auth/authorize -> public, cache: no-store, HEAD refused',
   'GET /management-auth/current -> bearer:management, cache: no-store',
   'GET /management/tenants -> bearer:management, cache: no-store',
   'GET /management/tenants/:id -> bearer:management, cache: no-store',
@@ -59,13 +59,13 @@ const EXPECTED = [
   'POST /management-auth/token -> basic:console-client, cache: no-store',
   'GET /t/:tenantId/.well-known/jwks.json -> public, cache: public, max-age=300',
   'GET /t/:tenantId/.well-known/openid-configuration -> public, cache: public, max-age=300',
-  'GET /t/:tenantId/chat/callback -> public, cache: no-store',
-  'GET /t/:tenantId/chat/go -> public, cache: no-store',
-  'GET /t/:tenantId/chat/start -> public, cache: no-store',
+  'GET /t/:tenantId/chat/callback -> public, cache: no-store, HEAD refused',
+  'GET /t/:tenantId/chat/go -> public, cache: no-store, HEAD refused',
+  'GET /t/:tenantId/chat/start -> public, cache: no-store, HEAD refused',
   'GET /t/:tenantId/me -> bearer:guest, cache: no-store',
-  'GET /t/:tenantId/providers/:providerId/start -> public, cache: no-store',
-  'GET /t/:tenantId/providers/callback -> public, cache: no-store',
-  'GET /t/:tenantId/providers/go -> public, cache: no-store',
+  'GET /t/:tenantId/providers/:providerId/start -> public, cache: no-store, HEAD refused',
+  'GET /t/:tenantId/providers/callback -> public, cache: no-store, HEAD refused',
+  'GET /t/:tenantId/providers/go -> public, cache: no-store, HEAD refused',
   'DELETE /t/:tenantId/me -> bearer:guest, cache: no-store',
   'DELETE /t/:tenantId/me/identities/:provider/:providerSubject -> bearer:guest, cache: no-store',
   'POST /t/:tenantId/chat/start -> public, cache: no-store',
@@ -145,6 +145,23 @@ describe('route → policy table', () => {
         ...r,
         security: typeof r.security === 'string' ? 'documented' : expectedSecurity(r.policy, r.security),
       })),
+    );
+  });
+
+  it('refuses HEAD with 405 and Allow: GET on every GET the table marks, and answers HEAD on the others', async () => {
+    const rows = routeTable(t.app).filter((r) => r.startsWith('GET '));
+    const answers = await Promise.all(
+      rows.map(async (row) => {
+        const path = (row.split(' ')[1] as string).replace(':tenantId', 'acme').replace(/:\w+/g, 'x');
+        const host = path.startsWith('/api/') || path === '/' || path.startsWith('/assets/') ? 'console' : 'auth';
+        const res = await t[host]().head(path);
+        return `${row.split(' -> ')[0] as string}: ${res.status === 405 ? `405, Allow: ${String(res.headers['allow'])}` : 'not 405'}`;
+      }),
+    );
+    expect(answers).toEqual(
+      rows.map(
+        (row) => `${row.split(' -> ')[0] as string}: ${row.endsWith('HEAD refused') ? '405, Allow: GET' : 'not 405'}`,
+      ),
     );
   });
 

@@ -6,7 +6,7 @@ import { POLICY_KEY } from '../../src/http/policy.decorator';
 import { ROUTE_KEY, type RouteDeclaration } from '../../src/http/route';
 
 /**
- * Every route of the app as `METHOD /path -> policy, cache: Cache-Control`, sorted, from Nest's
+ * Every route of the app as `METHOD /path -> policy, cache: Cache-Control[, HEAD refused]`, sorted, from Nest's
  * metadata. A route mounted without a declaration (src/http/route.ts), or whose declaration says
  * another method, path or policy than Nest mounted, is marked `UNDECLARED`.
  */
@@ -30,7 +30,10 @@ export function routeTable(app: INestApplication): string[] {
         const declared = Reflect.getMetadata(ROUTE_KEY, handler) as RouteDeclaration | undefined;
         const matches =
           declared !== undefined && declared.method === method && declared.path === full && declared.policy === policy;
-        rows.push(`${method} ${full} -> ${String(policy)}, cache: ${String(cache)}${matches ? '' : ', UNDECLARED'}`);
+        const head = declared?.sideEffects ? ', HEAD refused' : '';
+        rows.push(
+          `${method} ${full} -> ${String(policy)}, cache: ${String(cache)}${head}${matches ? '' : ', UNDECLARED'}`,
+        );
       }
     }
   }

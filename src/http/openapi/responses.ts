@@ -40,6 +40,10 @@ export const ERRORS = {
   401: error('unauthorized or invalid_client'),
   403: error('forbidden (wrong Origin, missing flow cookie, no membership)'),
   404: error('not_found'),
+  405: {
+    ...error('method_not_allowed: HEAD on a link that works once, which HEAD would spend'),
+    headers: { Allow: { schema: str({ const: 'GET' }) } },
+  },
   413: error('payload_too_large (over 16 KiB)'),
   429: { ...error('rate_limited'), headers: { 'Retry-After': { schema: int() } } },
   503: error('temporarily_unavailable (a dependency is unavailable; nothing was issued)'),

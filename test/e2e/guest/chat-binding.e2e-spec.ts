@@ -109,6 +109,18 @@ describe('chat page flow bound to the browser that follows it', () => {
     expect(upgraded.linked_identity).toMatchObject({ provider: 'chat_platform', provider_subject: user.id });
   });
 
+  it('spends neither the link nor the state on HEAD (a link checker or a preview), which is refused', async () => {
+    const { c, authorizeUrl } = await pageFlow();
+    const refused = await w.t.auth().head(pathOf(authorizeUrl)).expect(405);
+    expect(refused.headers['allow']).toBe('GET');
+    const { cookie, platformUrl, state } = await follow(authorizeUrl);
+    const code = w.chat.registerUser(chatUser(), platformUrl);
+    await w.t.auth().head('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookie).expect(405);
+    const back = await callback(state, code, cookie).expect(302);
+    const proofId = GuestClient.chatRedirectResult(back.headers.location as string).proof_id;
+    expect((await c.upgrade(proofId)).linked_identity.provider).toBe('chat_platform');
+  });
+
   it('refuses a callback without the bounce cookie, or with the flow cookie instead: access_denied, nothing proven', async () => {
     const { c, authorizeUrl } = await pageFlow();
     const user = chatUser();
