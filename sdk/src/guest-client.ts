@@ -1,4 +1,5 @@
 import type { CookieJar } from './cookie-jar.js';
+import { FlowClock } from './flow-clock.js';
 import type { LeaseStorage, RefreshLock } from './refresh-lock.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 import { MemorySecureStorage, refusedStorage, webStorage, type SecureStorage } from './secure-storage.js';
@@ -114,6 +115,9 @@ export function newBrowserFlowId(): string {
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
+/** A page's one-time bounce (`chat/go`, `providers/go`) must be followed within ten minutes. */
+const BOUNCE_SECONDS = 600;
+
 /**
  * What the service answers (src/guest/browser-flows.ts) when a known flow is asked for without its
  * cookie: the flow id is claimed by a cookie this client does not hold.
@@ -156,6 +160,7 @@ export class GuestClient {
   private flowId: string;
   /** The flow a call was last answered in: its cookie was this client's. */
   private answeredFlow: string | null = null;
+  private readonly flowClock: FlowClock;
   /** The refresh token is in the service's HttpOnly cookie, not in this client's storage. */
   readonly cookieMode: boolean;
   private readonly keeper: SessionKeeper;
@@ -165,6 +170,7 @@ export class GuestClient {
     // `https://auth.example/` is how an origin is often pasted; `//t/...` would be a 404 on every call.
     this.tenantBase = `${opts.baseUrl.replace(/\/+$/, '')}/t/${opts.tenantId}`;
     this.flowId = opts.browserFlowId ?? newBrowserFlowId();
+    this.flowClock = new FlowClock(`svc-auth:${opts.tenantId}:${opts.clientId}:flow`);
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.cookieMode = (opts.refreshTokenIn ?? (opts.storage || opts.cookies ? 'storage' : 'cookie')) === 'cookie';
     const storage = this.cookieMode ? sharedStorage(opts.sharedStorage) : opts.storage;
@@ -241,11 +247,12 @@ export class GuestClient {
   }
 
   startEmail(email: string): Promise<{ expires_in: number }> {
-    return this.startingFlow(() => this.request('POST', 'email/start', { ...this.flowBody(), email }));
+    this.freshFlowForNewSteps();
+    return this.holding(this.startingFlow(() => this.request('POST', 'email/start', { ...this.flowBody(), email })));
   }
 
   verifyEmail(email: string, code: string): Promise<Proof> {
-    return this.request('POST', 'email/verify', { ...this.flowBody(), email, code });
+    return this.holding(this.request('POST', 'email/verify', { ...this.flowBody(), email, code }));
   }
 
   /** The URL a top-level navigation opens to prove a chat-platform account (`GET chat/start`). */
@@ -260,7 +267,9 @@ export class GuestClient {
    * platform. The flow must be under way (after `createGuest`).
    */
   async chatAuthorizeUrl(): Promise<string> {
-    return (await this.request<{ authorize_url: string }>('POST', 'chat/start', this.flowBody())).authorize_url;
+    const answer = await this.request<{ authorize_url: string }>('POST', 'chat/start', this.flowBody());
+    this.flowClock.holds(this.flowId, BOUNCE_SECONDS);
+    return answer.authorize_url;
   }
 
   /**
@@ -281,13 +290,10 @@ export class GuestClient {
 
   /** The provider's authorize URL for a page that opens it in a popup or a redirect (`POST providers/{id}/start`). */
   async providerAuthorizeUrl(providerId: string): Promise<string> {
-    return (
-      await this.request<{ authorize_url: string }>(
-        'POST',
-        `providers/${encodeURIComponent(providerId)}/start`,
-        this.flowBody(),
-      )
-    ).authorize_url;
+    const path = `providers/${encodeURIComponent(providerId)}/start`;
+    const answer = await this.request<{ authorize_url: string }>('POST', path, this.flowBody());
+    this.flowClock.holds(this.flowId, BOUNCE_SECONDS);
+    return answer.authorize_url;
   }
 
   /**
@@ -296,12 +302,15 @@ export class GuestClient {
    * that SDK, if any. Answers a provider proof for `upgrade`, `signIn` or `linkIdentity`.
    */
   providerToken(providerId: string, idToken: string, nonce?: string): Promise<Proof> {
-    return this.startingFlow(() =>
-      this.request('POST', `providers/${encodeURIComponent(providerId)}/token`, {
-        ...this.flowBody(),
-        id_token: idToken,
-        ...(nonce === undefined ? {} : { nonce }),
-      }),
+    this.freshFlowForNewSteps();
+    return this.holding(
+      this.startingFlow(() =>
+        this.request('POST', `providers/${encodeURIComponent(providerId)}/token`, {
+          ...this.flowBody(),
+          id_token: idToken,
+          ...(nonce === undefined ? {} : { nonce }),
+        }),
+      ),
     );
   }
 
@@ -313,7 +322,8 @@ export class GuestClient {
   /** A full account's linking intent (`POST me/linking-intent`), before `linkIdentity`. */
   async createAccountLinkingIntent(): Promise<{ intent_id: string; expires_in: number }> {
     const bearer = await this.getAccessToken();
-    return this.startingFlow(() => this.request('POST', 'me/linking-intent', this.flowBody(), bearer));
+    this.freshFlowForNewSteps();
+    return this.holding(this.startingFlow(() => this.request('POST', 'me/linking-intent', this.flowBody(), bearer)));
   }
 
   /**
@@ -359,8 +369,10 @@ export class GuestClient {
   ): Promise<{ intent_id: string; expires_in: number }> {
     const extra: Record<string, string> = opts.upgradeProofId ? { upgrade_proof_id: opts.upgradeProofId } : {};
     const bearer = await this.bearer();
-    return this.startingFlow(() =>
-      this.request('POST', 'guest/linking-intent', { ...this.flowBody(), ...extra }, bearer),
+    // The guest's upgrade proof lives in the flow that created the guest.
+    if (!opts.upgradeProofId) this.freshFlowForNewSteps();
+    return this.holding(
+      this.startingFlow(() => this.request('POST', 'guest/linking-intent', { ...this.flowBody(), ...extra }, bearer)),
     );
   }
 
@@ -490,6 +502,21 @@ export class GuestClient {
   }
 
   /**
+   * Where a new linking or sign-in begins: in a fresh flow once this one is past half its hour
+   * with nothing of the page's still live in it, so its steps cannot outlast the flow (flow-clock.ts).
+   */
+  private freshFlowForNewSteps(): void {
+    if (this.flowClock.spent(this.flowId)) this.flowId = newBrowserFlowId();
+  }
+
+  /** A step's answer: what it started (an intent, a code, a proof) lives `expires_in` in the flow. */
+  private async holding<T extends { expires_in: number }>(step: Promise<T>): Promise<T> {
+    const answer = await step;
+    if (typeof answer.expires_in === 'number') this.flowClock.holds(this.flowId, answer.expires_in);
+    return answer;
+  }
+
+  /**
    * Runs a call that starts its flow when the flow is new. A flow whose creating answer was lost
    * (with its cookie) stays claimed for an hour, and nothing in it is usable without that cookie:
    * the call moves to a fresh flow, once. A flow this client was answered in keeps its refusal
@@ -558,7 +585,10 @@ export class GuestClient {
       );
     }
     if (json === undefined) throw unreadableAnswer();
-    if (body?.browser_flow_id !== undefined) this.answeredFlow = body.browser_flow_id;
+    if (body?.browser_flow_id !== undefined) {
+      this.answeredFlow = body.browser_flow_id;
+      this.flowClock.answered(body.browser_flow_id);
+    }
     return json as T;
   }
 

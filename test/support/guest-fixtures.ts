@@ -20,6 +20,8 @@ export interface GuestWorld {
     clientId?: string;
     browserFlowId?: string;
     storage?: SecureStorage;
+    /** The browser's cookies: another client with the same jar and storage is the page reloaded. */
+    cookies?: MemoryCookieJar;
     fetch?: typeof fetch;
   }): GuestClient;
   close(): Promise<void>;
@@ -76,7 +78,7 @@ export async function startGuestWorld(overrides: Record<string, string> = {}): P
         tenantId: opts.tenantId ?? 'acme',
         clientId: opts.clientId ?? 'cli_game',
         storage: opts.storage ?? new MemorySecureStorage(),
-        cookies: new MemoryCookieJar(),
+        cookies: opts.cookies ?? new MemoryCookieJar(),
         // A test drives every refresh itself: a timer rotating a token in the background would race it.
         autoRefresh: false,
         ...(opts.browserFlowId ? { browserFlowId: opts.browserFlowId } : {}),
