@@ -105,6 +105,14 @@ local ttl = redis.call('PTTL', KEYS[1])
 redis.call('DEL', KEYS[1])
 return {raw, ttl}`);
 
+// An unspent provider proof bound to tenant, client and flow cookie: the seconds it has left.
+const PROOF_LEFT = new RedisScript(`${BOUND}
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local p = cjson.decode(raw)
+if p.kind ~= 'provider' or not bound(p) then return 0 end
+return math.floor(redis.call('PTTL', KEYS[1]) / 1000)`);
+
 // One live intent per flow: the same session, client and tenant renew it; anyone else conflicts.
 // A new intent of the session whose earlier intent in this flow lapsed keeps that one's creation
 // time: the provisional user the lapsed attempt's proof made is then still younger than the intent
@@ -170,6 +178,12 @@ export class FlowRecordsStore {
     const proofId = newRecordId('proof');
     await this.redis.set(proofKey(flowId, proofId), JSON.stringify(proof), 'EX', ttlSeconds);
     return proofId;
+  }
+
+  /** Seconds an unspent provider proof bound to `b` has left; 0 when it is spent, gone or not bound to `b`. */
+  async providerProofLeft(flowId: string, proofId: string, b: Binding): Promise<number> {
+    const left = await PROOF_LEFT.run(this.redis, [proofKey(flowId, proofId)], [b.tenantId, b.clientId, b.cookieHash]);
+    return typeof left === 'number' ? left : 0;
   }
 
   /** The proof, spent, and how to put it back for the rest of its lifetime; null when refused. */

@@ -39,7 +39,10 @@ export const GUEST_PROOF_ROUTES = {
       parameters,
       requestBody: body(obj({ ...FLOW, email: str({ format: 'email' }), code: str({ pattern: '^\\d{6}$' }) })),
       responses: {
-        200: ok('provider proof', PROOF),
+        200: ok(
+          'provider proof; the same code sent again by the same flow (a lost answer) gets the same proof while it is unspent',
+          PROOF,
+        ),
         400: error('invalid_code or invalid_request'),
         ...pick(403, 404, 413, 429, 503),
       },

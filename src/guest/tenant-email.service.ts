@@ -5,9 +5,10 @@ import { AppError } from '../errors/app-error';
 import { undoneOnDependencyFailure } from '../errors/dependency-failure';
 import { EmailCodeSender } from '../platform/email-codes/email-code-sender';
 import { EmailCodeBudgets } from '../platform/email-codes/email-code-budgets';
-import { EmailCodesStore, tenantCodes } from '../platform/email-codes/email-codes.store';
+import { EmailCodesStore, tenantCodes, type CodeRealm } from '../platform/email-codes/email-codes.store';
 import { RateLimiter } from '../platform/rate-limit/rate-limiter';
 import { BrowserFlows, type GuestRequestContext, type WithFlowCookie } from './browser-flows';
+import { FlowRecordsStore, type Binding } from './flow-records.store';
 import { ProviderProofs } from './provider-proofs';
 import { TenantClients } from './tenant-clients';
 
@@ -27,6 +28,7 @@ export class TenantEmailService {
     private readonly codeSender: EmailCodeSender,
     private readonly limiter: RateLimiter,
     private readonly codeBudgets: EmailCodeBudgets,
+    private readonly records: FlowRecordsStore,
   ) {}
 
   async start(ctx: GuestRequestContext, rawEmail: string): Promise<WithFlowCookie<{ expires_in: number }>> {
@@ -71,16 +73,38 @@ export class TenantEmailService {
     // Attempts count against the code (in check) and against the flow (contract section 10).
     const budget = this.config.rateLimits.tenantFlowAttempts;
     await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
+    const binding = { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash };
     const taken = await this.codes.take(realm, ctx.flowId, email, code);
-    if (!taken) throw new AppError('invalid_code');
-    // The code is spent only with the proof it produced: a 503 making the proof puts it back.
-    return undoneOnDependencyFailure(
-      this.proofs.issue(
-        { tenantId: ctx.tenantId, clientId: client.id, flowId: ctx.flowId, cookieHash: flow.cookieHash },
+    if (!taken) return this.answeredBefore(realm, ctx.flowId, email, code, binding);
+    // The code is spent only with the proof it produced, remembered for a retry of a lost answer:
+    // a 503 on the way puts it back.
+    const issued = async (): Promise<{ proof_id: string; expires_in: number }> => {
+      const proof = await this.proofs.issue(
+        { ...binding, flowId: ctx.flowId },
         { provider: 'email', subject: email, verifiedEmail: email, metadata: {} },
         () => new AppError('invalid_code'),
-      ),
-      taken.restore,
-    );
+      );
+      await taken.remember(proof.proof_id, proof.expires_in);
+      return proof;
+    };
+    return undoneOnDependencyFailure(issued(), taken.restore);
+  }
+
+  /**
+   * A phone that lost the answer sends the same code again: the same flow (its cookie checked),
+   * client and address get the proof the code was spent for, while that proof is unspent. Anyone
+   * else, or a code never answered, is refused as before.
+   */
+  private async answeredBefore(
+    realm: CodeRealm,
+    flowId: string,
+    email: string,
+    code: string,
+    binding: Binding,
+  ): Promise<{ proof_id: string; expires_in: number }> {
+    const proofId = await this.codes.answerOfSpent(realm, flowId, email, code);
+    const left = proofId === null ? 0 : await this.records.providerProofLeft(flowId, proofId, binding);
+    if (proofId === null || left <= 0) throw new AppError('invalid_code');
+    return { proof_id: proofId, expires_in: left };
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { Pseudonymizer } from '../crypto/digests';
+import { Pseudonymizer, safeEqual } from '../crypto/digests';
 import { REDIS } from '../redis/redis.module';
 import type { RedisClient } from '../redis/redis-client';
 import { arrayReply } from '../redis/decode';
@@ -30,6 +30,17 @@ export function tenantCodes(tenantId: string): CodeRealm {
  * wrong guess falls within this time of a send the per-address budget counted (emailGuessBound).
  */
 export const CODE_ALLOWANCE_SECONDS = 3600;
+
+/** A code that matched and is spent. */
+export interface TakenCode {
+  /** Puts it back as it was, for a caller whose use of it a dependency refused (503). */
+  readonly restore: () => Promise<void>;
+  /**
+   * Keeps what it was answered with for `ttlSeconds`, so that the same flow presenting it again
+   * after the answer was lost (a phone's dropped connection) is answered alike (`answerOfSpent`).
+   */
+  readonly remember: (answer: string, ttlSeconds: number) => Promise<void>;
+}
 
 /** Whether a send buys fresh attempts (the per-address budget paid) or keeps the flow's count. */
 export type CodeAllowance = 'fresh' | 'kept';
@@ -177,12 +188,7 @@ export class EmailCodesStore {
    * dependency refused (503, contract 13), unless the flow holds another code by then. Null when
    * the code does not match.
    */
-  async take(
-    realm: CodeRealm,
-    flowId: string,
-    email: string,
-    code: string,
-  ): Promise<{ restore: () => Promise<void> } | null> {
+  async take(realm: CodeRealm, flowId: string, email: string, code: string): Promise<TakenCode | null> {
     const codeMacs = this.pseudonymizer.macs(`${realm.domain}:email-code`, `${flowId}:${code}`);
     const [status, codeMac, emailMac, attempts, until, ttlMs] = stringsOrNumbers(
       await CHECK.run(
@@ -197,7 +203,29 @@ export class EmailCodesStore {
       if (typeof ttlMs !== 'number' || ttlMs <= 0 || until === undefined || until === '') return;
       await RESTORE.run(this.redis, [codeKey(realm, flowId)], [codeMac, emailMac, attempts, until, ttlMs]);
     };
-    return { restore };
+    const remember = async (answer: string, ttlSeconds: number): Promise<void> => {
+      if (codeMac === undefined || emailMac === undefined) return;
+      await this.redis
+        .multi()
+        .hset(answeredKey(realm, flowId), 'code', codeMac, 'email', emailMac, 'answer', answer)
+        .expire(answeredKey(realm, flowId), ttlSeconds)
+        .exec();
+    };
+    return { restore, remember };
+  }
+
+  /**
+   * What the flow's spent code was answered with (`TakenCode.remember`), when this is that code
+   * for that address; else null. Asking counts no attempt: only the right code finds anything.
+   */
+  async answerOfSpent(realm: CodeRealm, flowId: string, email: string, code: string): Promise<string | null> {
+    const [codeMac, emailMac, answer] = await this.redis.hmget(answeredKey(realm, flowId), 'code', 'email', 'answer');
+    if (!codeMac || !emailMac || !answer) return null;
+    const codeMatches = this.pseudonymizer
+      .macs(`${realm.domain}:email-code`, `${flowId}:${code}`)
+      .some((mac) => safeEqual(mac, codeMac));
+    const emailMatches = this.emailMacs(realm, email).some((mac) => safeEqual(mac, emailMac));
+    return codeMatches && emailMatches ? answer : null;
   }
 
   /** The address's MAC under every privacy key, current first (contract section 12). */
@@ -211,4 +239,5 @@ const stringsOrNumbers = (reply: unknown): Array<string | number | undefined> =>
   arrayReply(reply).map((v) => (typeof v === 'string' || typeof v === 'number' ? v : undefined));
 
 const codeKey = (realm: CodeRealm, flowId: string): string => `cc:${realm.keyScope}{${flowId}}`;
+const answeredKey = (realm: CodeRealm, flowId: string): string => `${codeKey(realm, flowId)}:answered`;
 const pendingKey = (realm: CodeRealm, flowId: string): string => `${codeKey(realm, flowId)}:unsent`;

@@ -82,6 +82,32 @@ describe('the SDK after an answer lost on the way back', () => {
     expect(upgraded.user_id).toBe(created.user_id);
   });
 
+  it('answers an email code sent again after its answer was lost with the same proof, while the proof is unspent', async () => {
+    const dropped = droppingAnswers('/email/verify');
+    const c = w.client({ fetch: dropped.fetch });
+    const created = await c.createGuest();
+    await c.createLinkingIntent();
+    const email = `verify-lost-${Date.now()}@example.com`;
+    const after = w.t.smtp.messages.length;
+    await c.startEmail(email);
+    const code = await w.t.smtp.waitForCode(email, { after });
+    dropped.next = true;
+    await expect(c.verifyEmail(email, code)).rejects.toMatchObject({ status: 0, code: 'network_error' });
+    // The player taps Verify again with the same code.
+    const again = await c.verifyEmail(email, code);
+    expect(again).toEqual({ proof_id: expect.stringMatching(/^prf_/), expires_in: expect.any(Number) });
+    expect(again.expires_in).toBeGreaterThan(0);
+    expect(again.expires_in).toBeLessThanOrEqual(300);
+    // Only that code for that address: another address, or another code, is refused.
+    await expect(c.verifyEmail(`other-${email}`, code)).rejects.toMatchObject({ code: 'invalid_code' });
+    await expect(c.verifyEmail(email, code === '000000' ? '000001' : '000000')).rejects.toMatchObject({
+      code: 'invalid_code',
+    });
+    expect((await c.upgrade(again.proof_id)).user_id).toBe(created.user_id);
+    // Spent by the upgrade, the proof is no answer any more.
+    await expect(c.verifyEmail(email, code)).rejects.toMatchObject({ status: 400, code: 'invalid_code' });
+  });
+
   it('resolves an upgrade whose answer was lost with the replacement session the service made', async () => {
     const dropped = droppingAnswers('/guest/upgrade');
     const storage = new MemorySecureStorage();
