@@ -176,8 +176,9 @@ auth.on('user', () => run(loadIdentities)());
 auth.on('session', (change) => {
   if (change.reason === 'ended') run(async () => say(`Your session ended. ${await resume()}`))();
 });
-// The browser refused to keep the session (localStorage full, or blocked): the guest is lost with
-// this page unless the player attaches a credential. Said once, and once more when a write succeeds.
+// The browser refused to keep the session (localStorage full or blocked, or the refresh cookie
+// refused on a page of another site): the guest is lost with this page unless the player attaches
+// a credential. Said once, and once more when a write succeeds.
 auth.on('persistence', (change) => {
   saved = change.saved;
   render();

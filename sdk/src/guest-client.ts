@@ -71,8 +71,11 @@ export interface GuestClientOptions {
    * Where the refresh token lives (issue 22 finding 7):
    * - `'cookie'`, the default when neither `storage` nor `cookies` is given (a browser page): in
    *   the service's HttpOnly refresh cookie, which no script of the page can read; the client keeps
-   *   no refresh token anywhere, and never hands one to the game. The origin's tabs share only the
-   *   session's id (no secret) through `sharedStorage`, and take turns to refresh under its lock.
+   *   no refresh token in any storage, and never hands one to the game. The origin's tabs share only
+   *   the session's id (no secret) through `sharedStorage`, and take turns to refresh under its lock.
+   *   A browser that refuses the cookie (third-party cookies blocked, on a page of another site than
+   *   the auth host) is detected at the first refresh: the client then refreshes with the token it
+   *   holds in memory, for as long as the page lives, and tells the game (`persistence`).
    * - `'storage'`, the default when `storage` is given: in that adapter (native shells, Node).
    * With a jar and no `storage` nothing is kept unless `'cookie'` is asked for (the jar keeps it).
    */
@@ -213,8 +216,8 @@ export class GuestClient {
    * `session`: the session id changed (created, upgraded, signed in, ended, erased, or taken over
    * from another tab). `user`: the player changed (another user id, or `guest` flipped).
    * `persistence`: storage refused to keep the session (`saved` false: the player is lost when the
-   * page or app closes), or keeps it again (`saved` true); told once each way, never at every
-   * refresh.
+   * page or app closes; `item` `refresh_cookie`: the browser refused the refresh cookie), or keeps
+   * it again (`saved` true); told once each way, never at every refresh.
    * Returns a function that removes the listener.
    */
   on(event: SessionEventName, listener: SessionListener): () => void;
@@ -465,12 +468,15 @@ export class GuestClient {
   /**
    * Signs the player out (RFC 7009 revocation) and drops the stored tokens. In cookie mode the
    * service revokes the cookie's session and expires the cookie; where the browser kept no cookie,
-   * the access token names the session instead.
+   * the access token names the session instead. A client that refreshes with its in-memory token
+   * (the browser refused the cookie) revokes that token: a cookie the browser may hold by now
+   * could name another session.
    */
   async revoke(): Promise<void> {
     const clientId = this.opts.clientId;
-    const token = (await this.keeper.storedRefreshToken()) ?? this.accessToken;
-    if (this.cookieMode) {
+    const refreshToken = await this.keeper.storedRefreshToken();
+    const token = refreshToken ?? this.accessToken;
+    if (this.cookieMode && refreshToken === null) {
       await this.request('POST', 'revoke', { client_id: clientId }).catch((err: unknown) => {
         if (!(err instanceof GuestApiError) || err.code !== 'invalid_request' || !token) throw err;
         return this.request('POST', 'revoke', { token, client_id: clientId });

@@ -47,15 +47,18 @@ export type SessionListener = (change: SessionChange) => void;
  * attaches a credential first.
  */
 export interface PersistenceChange {
-  /** false: storage refused to keep the session; true: it keeps it again. */
+  /** false: storage (or the browser's cookie store) refused to keep the session; true: it keeps it again. */
   readonly saved: boolean;
   /**
    * What storage refused or keeps again. `refresh_token` (storage mode): without it the session
    * lives only as long as this client. `session_id` (cookie mode): the origin's other tabs and a
    * reload learn the session only from the refresh cookie, which a browser that refuses storage
-   * usually refuses too.
+   * usually refuses too. `refresh_cookie` (cookie mode): the browser refused the service's refresh
+   * cookie (third-party cookies blocked, Safari's default for a game page on another site than the
+   * auth host); the client keeps the session's refresh token in memory, so the session goes on
+   * while the page lives, but no other tab and no reload can resume it.
    */
-  readonly item: 'refresh_token' | 'session_id';
+  readonly item: 'refresh_token' | 'session_id' | 'refresh_cookie';
   /** When `saved` is false: what storage refused with (QuotaExceededError, SecurityError, ...). */
   readonly error?: unknown;
 }

@@ -33,7 +33,8 @@ export interface SessionKeeperOptions {
   readonly storage?: SecureStorage;
   /**
    * Cookie mode (issue 22 finding 7): the refresh token lives in the service's HttpOnly cookie,
-   * which the browser (or a jar) presents by itself; this client never holds it.
+   * which the browser (or a jar) presents by itself; this client keeps it in no storage, and holds
+   * it in memory only for a browser that refuses the cookie (see `pageToken`).
    */
   readonly cookie?: boolean;
   /** Prefix of this client's storage keys and name of its lock: one per tenant and client. */
@@ -128,6 +129,22 @@ export class SessionKeeper {
    * next turn.
    */
   private unsaved: { token: string; over: string | null } | null = null;
+  /**
+   * Cookie mode: the refresh token of the token set this client received last, in memory only
+   * (never in storage, which every script of the page reads), until a refresh by cookie shows that
+   * the browser keeps the cookie. A browser that refuses third-party cookies (Safari's default) on
+   * a game page of another site than the auth host never stores the cookie, and its first refresh
+   * by cookie is refused as invalid_request: without this token the guest would be lost after one
+   * access-token lifetime. Once the cookie works, other tabs rotate it, and a token kept here could
+   * be a rotated one whose presentation is a replay that revokes the session (contract 13).
+   */
+  private pageToken: string | null = null;
+  /**
+   * Cookie mode: the browser refused the cookie, so this client refreshes with `pageToken` in the
+   * body (the service takes the body's token over the cookie). Its session then lives in this
+   * page alone: no other tab or reload can refresh it, so storage's session id is not its concern.
+   */
+  private cookieRefused = false;
   private inflight: Promise<TokenSet> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private autoRefresh: boolean;
@@ -157,6 +174,8 @@ export class SessionKeeper {
   async accessToken(): Promise<string> {
     const held = this.held;
     if (held && clockNow(held) < held.refreshAt) {
+      // No other tab can rotate a session that lives in this page alone: nothing to check.
+      if (this.cookieRefused) return held.accessToken;
       // Storage that cannot be read now (a keystore locked with the device) cannot show what
       // another client did; the token held is fresh, and the game's calls need it more than the
       // check, which the refresh at `refreshAt` makes again.
@@ -200,13 +219,19 @@ export class SessionKeeper {
 
   /** Forgets the session and drops the stored tokens (sign-out, erasure). */
   async clear(reason: SessionChangeReason): Promise<void> {
-    await this.lock.run(this.opts.name, () => this.dropStored());
+    // A session the cookie does not hold has no id in storage (see `refuseCookie`): what storage
+    // names then is another tab's session.
+    await this.lock.run(this.opts.name, () => (this.cookieRefused ? Promise.resolve() : this.dropStored()));
     this.end(reason);
   }
 
-  /** The stored refresh token (for revocation); none in cookie mode. */
+  /**
+   * The refresh token to revoke: the stored one; in cookie mode none (the cookie names the
+   * session), but the one held in memory while the browser refuses the cookie.
+   */
   async storedRefreshToken(): Promise<string | null> {
-    return this.opts.cookie ? null : this.stored();
+    if (this.opts.cookie) return this.cookieRefused ? this.pageToken : null;
+    return this.stored();
   }
 
   private shared(force: boolean): Promise<TokenSet> {
@@ -220,11 +245,20 @@ export class SessionKeeper {
 
   private async refreshInTurn(force: boolean): Promise<TokenSet> {
     if (!this.opts.storage) throw noRefreshToken();
+    if (this.cookieRefused) {
+      // The session lives in this page alone (see `cookieRefused`): the service alone says whether
+      // it goes on.
+      if (!force && this.held && clockNow(this.held) < this.held.refreshAt) return this.tokenSet(this.held, '');
+      return this.rotate(this.known ?? '', 'refreshed');
+    }
     await this.saveUnsaved();
     const stored = await this.stored();
     if (stored === null) {
       // This client had a token and it is gone: another tab signed out, erased the account, or
-      // saw the session end.
+      // saw the session end. Or, where the browser refuses the cookie, another tab could not
+      // resume the session without it and dropped its id: a client that still holds its token in
+      // memory asks the service, which refuses the token of a session that ended.
+      if (this.known !== null && this.pageToken !== null) return this.rotate(this.known, 'refreshed');
       if (this.known !== null) {
         this.end('ended');
         throw noRefreshToken();
@@ -256,15 +290,29 @@ export class SessionKeeper {
     let presented = token;
     for (let takeovers = 0; ; takeovers++) {
       this.known = presented;
+      const byCookie = this.opts.cookie === true && !this.cookieRefused;
       try {
-        const tokens = await this.opts.grant(this.opts.cookie ? undefined : presented);
-        await this.keep(tokens, reason);
+        const inBody = !this.opts.cookie ? presented : byCookie ? undefined : (this.pageToken ?? undefined);
+        const tokens = await this.opts.grant(inBody);
+        await this.keep(tokens, reason, byCookie);
         return this.handedOut(tokens);
       } catch (err) {
         // Network failures, 503, 429 (after the grant's retries) and any other answer keep the
         // token: only the service's definite refusal ends a session. In cookie mode, a refresh
         // without the cookie (expired, or refused by the browser) is refused as invalid_request.
         if (!(err instanceof GuestApiError) || !this.ends(err)) throw err;
+        if (byCookie && err.code === 'invalid_request' && this.pageToken !== null) {
+          // No cookie came with the refresh, yet this page received the session's token: the
+          // browser refused the cookie. The token goes in the body at once, and from now on.
+          await this.refuseCookie();
+          continue;
+        }
+        if (this.cookieRefused) {
+          // The service refused the token this page held: the session ended. Storage names
+          // other tabs' session, if any, and stays.
+          this.end('ended');
+          throw err;
+        }
         const now = await this.stored();
         if (now !== null && now !== presented && takeovers < 2) {
           // A client that does not share this lock (an older SDK, a lock-less browser) rotated
@@ -279,6 +327,17 @@ export class SessionKeeper {
         throw err;
       }
     }
+  }
+
+  /**
+   * The browser refused the refresh cookie: this client refreshes with its in-memory token from
+   * now on. Storage's id of this client's session goes (another tab's stays): no other tab and no
+   * reload can resume a session without its cookie.
+   */
+  private async refuseCookie(): Promise<void> {
+    this.cookieRefused = true;
+    const own = this.held?.sessionId;
+    if (own !== undefined && (await this.stored().catch(() => null)) === own) await this.dropStored();
   }
 
   /** A refresh token an earlier release kept in the page's storage (before cookie mode). */
@@ -312,7 +371,7 @@ export class SessionKeeper {
   private async resumeFromCookie(): Promise<TokenSet> {
     try {
       const tokens = await this.opts.grant(undefined);
-      await this.keep(tokens, 'refreshed');
+      await this.keep(tokens, 'refreshed', true);
       return this.handedOut(tokens);
     } catch (err) {
       if (err instanceof GuestApiError && err.code === 'invalid_request') throw noRefreshToken();
@@ -343,7 +402,8 @@ export class SessionKeeper {
     return rest as T;
   }
 
-  private async keep(tokens: TokenSet, reason: SessionChangeReason): Promise<void> {
+  /** `byCookie`: the answer to a refresh by cookie alone, which shows the browser keeps the cookie. */
+  private async keep(tokens: TokenSet, reason: SessionChangeReason, byCookie = false): Promise<void> {
     const now = Date.now();
     const held = heldSession(
       tokens,
@@ -352,7 +412,13 @@ export class SessionKeeper {
     );
     const storage = this.opts.storage;
     let written: PersistenceChange | null = null;
-    if (storage && tokens.refresh_token && this.opts.cookie) {
+    if (this.opts.cookie) this.pageToken = byCookie ? null : (tokens.refresh_token ?? null);
+    if (this.cookieRefused) {
+      // The session lives in this page alone, and the game hears it (once): a guest is lost with
+      // the page unless the player attaches a credential first.
+      this.known = tokens.session_id;
+      written = { saved: false, item: 'refresh_cookie' };
+    } else if (storage && tokens.refresh_token && this.opts.cookie) {
       // The service set the cookie with this set; the tabs learn only which session it is. What an
       // earlier release kept in page storage (a refresh token, its set) goes.
       written = await this.write(storage, tokens.session_id, 'session_id');
@@ -413,6 +479,8 @@ export class SessionKeeper {
     if (next === null) {
       this.known = null;
       this.unsaved = null;
+      this.pageToken = null;
+      this.cookieRefused = false;
     }
     this.schedule();
     this.events.emit(reason, previous, this.state());

@@ -46,6 +46,9 @@ class CookieService {
   cookie: string | null = null;
   private serial = 0;
   refuse: 'invalid_grant' | null = null;
+  /** The browser stores no cookie of the service (third-party cookies blocked). */
+  refusesCookie = false;
+  expiresIn = 300;
   session = 'ses_1';
   user = 'usr_1';
 
@@ -60,10 +63,11 @@ class CookieService {
       return json(200, {});
     }
     if (path === 'token') {
-      if (this.refuse || (!body.refresh_token && this.cookie === null)) {
-        const error = this.cookie === null ? 'invalid_request' : 'invalid_grant';
-        this.cookie = null;
-        return json(400, { error, error_description: '' });
+      // The body's token wins over the cookie (src/guest/customer-refresh.grant.ts).
+      if (!body.refresh_token && this.cookie === null) return json(400, { error: 'invalid_request' });
+      if (this.refuse) {
+        if (!body.refresh_token) this.cookie = null;
+        return json(400, { error: 'invalid_grant', error_description: '' });
       }
     }
     return json(path === 'guest' ? 201 : 200, { ...this.issue(), ...(path === 'guest' ? { user_id: this.user } : {}) });
@@ -72,11 +76,11 @@ class CookieService {
   private issue() {
     this.serial += 1;
     const refresh = `rt_${this.serial}`;
-    this.cookie = refresh;
+    if (!this.refusesCookie) this.cookie = refresh;
     return {
       access_token: jwt({ sub: this.user, guest: true, n: this.serial }),
       token_type: 'Bearer',
-      expires_in: 300,
+      expires_in: this.expiresIn,
       refresh_token: refresh,
       scope: 'openid offline_access',
       session_id: this.session,
@@ -363,12 +367,14 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     await expect(c.upgrade('prf_x')).rejects.toMatchObject({ status: 0 });
   });
 
-  it('ends the session on invalid_grant, and when the browser kept no cookie (invalid_request)', async () => {
+  it('ends the session on invalid_grant, and when the browser kept no cookie in a page given no token (invalid_request)', async () => {
     for (const refusal of ['invalid_grant', 'invalid_request'] as const) {
       const service = new CookieService();
       const page = new FakeWebStorage();
+      await tab(service, page).createGuest();
+      // A reload resumes the session by cookie: the cookie works, so the page keeps no token.
       const c = tab(service, page);
-      await c.createGuest();
+      await c.refresh();
       const ended: string[] = [];
       c.on('session', (change) => ended.push(change.reason));
       if (refusal === 'invalid_grant') service.refuse = 'invalid_grant';
@@ -378,6 +384,7 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
       expect(ended).toEqual(['ended']);
       expect(page.getItem(MARKER)).toBeNull();
       expect(c.userId).toBeNull();
+      expect(service.tokenCalls().filter((call) => call.body.refresh_token !== undefined)).toEqual([]);
     }
   });
 
@@ -402,5 +409,113 @@ describe('the SDK in cookie mode (the default in a browser)', () => {
     two.on('session', (change) => ended.push(change.reason));
     await expect(two.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
     expect(ended).toEqual(['ended']);
+  });
+});
+
+describe('the SDK in cookie mode where the browser refuses the refresh cookie (third-party cookies blocked)', () => {
+  /** A game page on another site than the auth host, in a browser that stores none of its cookies. */
+  function refusingBrowser(opts: Partial<GuestClientOptions> = {}) {
+    const service = new CookieService();
+    service.refusesCookie = true;
+    const page = new FakeWebStorage();
+    const c = tab(service, page, opts);
+    const heard: PersistenceChange[] = [];
+    c.on('persistence', (change) => heard.push(change));
+    return { service, page, c, heard };
+  }
+  const bodyTokens = (service: CookieService) =>
+    service.tokenCalls().map((call) => call.body.refresh_token ?? 'cookie');
+
+  it('refreshes at once with the token of the last answer in the body, and tells the game once', async () => {
+    const { service, page, c, heard } = refusingBrowser();
+    const created = await c.createGuest();
+    const set = await c.refresh();
+    expect(c.userId).toBe(created.user_id);
+    expect(set.session_id).toBe(created.session_id);
+    // The cookie-only refresh found no cookie; the same refresh went on with the page's token.
+    expect(service.tokenCalls().map((call) => [call.body.refresh_token, call.cookie])).toEqual([
+      [undefined, null],
+      ['rt_1', null],
+    ]);
+    // The game never holds the token, and page storage never does either.
+    expect(created.refresh_token).toBeUndefined();
+    expect(set.refresh_token).toBeUndefined();
+    noRefreshTokenIn(page);
+    // No other tab and no reload can resume a session without its cookie: its id is not shared.
+    expect(page.getItem(MARKER)).toBeNull();
+    expect(heard).toEqual([{ saved: false, item: 'refresh_cookie' }]);
+  });
+
+  it('goes on refreshing with the body token, rotating it with each answer, without asking the cookie again', async () => {
+    const { service, page, c, heard } = refusingBrowser();
+    await c.createGuest();
+    await c.refresh();
+    await c.refresh();
+    await c.refresh();
+    const before = service.calls.length;
+    expect(await c.getAccessToken()).toBe(c.accessToken);
+    expect(service.calls.length).toBe(before);
+    expect(bodyTokens(service)).toEqual(['cookie', 'rt_1', 'rt_2', 'rt_3']);
+    expect(c.userId).toBe('usr_1');
+    expect(heard).toHaveLength(1);
+    noRefreshTokenIn(page);
+  });
+
+  it('keeps the guest through the timed refresh, one access-token lifetime after creation', async () => {
+    const { service, c, heard } = refusingBrowser({ autoRefresh: true });
+    service.expiresIn = 1;
+    const ended: string[] = [];
+    c.on('session', (change) => ended.push(change.reason));
+    await c.createGuest();
+    // Renewed at 80 % of a 1-second token, then again.
+    await new Promise((r) => setTimeout(r, 2_200));
+    c.stop();
+    expect(bodyTokens(service).slice(0, 3)).toEqual(['cookie', 'rt_1', 'rt_2']);
+    expect(c.userId).toBe('usr_1');
+    expect(ended).toEqual(['created']);
+    expect(heard).toEqual([{ saved: false, item: 'refresh_cookie' }]);
+  });
+
+  it('keeps its player when another tab, which received no token, could not resume the session and dropped its id', async () => {
+    const { service, page, c } = refusingBrowser();
+    await c.createGuest();
+    const other = tab(service, page);
+    await expect(other.refresh()).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(page.getItem(MARKER)).toBeNull();
+    await c.refresh();
+    expect(c.userId).toBe('usr_1');
+    expect(bodyTokens(service)).toEqual(['cookie', 'cookie', 'rt_1']);
+  });
+
+  it('signs out by revoking the token it holds, in the body', async () => {
+    const { service, c } = refusingBrowser();
+    await c.createGuest();
+    await c.refresh();
+    const seen: string[] = [];
+    c.on('session', (change) => seen.push(change.reason));
+    await c.revoke();
+    expect(service.calls.filter((call) => call.path === 'revoke').map((call) => call.body)).toEqual([
+      { token: 'rt_2', client_id: 'cli_game' },
+    ]);
+    expect(seen).toEqual(['revoked']);
+    expect(c.userId).toBeNull();
+    // Nothing is left to present: the next refresh starts from nothing.
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'no_refresh_token' });
+  });
+
+  it('still ends the session when the service refuses the body token (invalid_grant)', async () => {
+    const { service, page, c } = refusingBrowser();
+    await c.createGuest();
+    await c.refresh();
+    // Another tab's session, which this one must leave alone.
+    page.setItem(MARKER, 'ses_other');
+    const seen: string[] = [];
+    c.on('session', (change) => seen.push(change.reason));
+    service.refuse = 'invalid_grant';
+    await expect(c.refresh()).rejects.toMatchObject({ code: 'invalid_grant' });
+    expect(seen).toEqual(['ended']);
+    expect(c.userId).toBeNull();
+    expect(page.getItem(MARKER)).toBe('ses_other');
+    expect(bodyTokens(service)).toEqual(['cookie', 'rt_1', 'rt_2']);
   });
 });
