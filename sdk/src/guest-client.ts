@@ -408,18 +408,9 @@ export class GuestClient {
     }
   }
 
-  /**
-   * Signs in to the account that owns the proven credential, leaving the guest. Should the answer
-   * be lost (no answer, a cut-off body, a gateway's 5xx) or the service be briefly away (503), the
-   * same request is sent again, as a refresh is: the service answers the same flow's repeat with a
-   * fresh session of that account and ends the one whose answer was lost, for the proof's lifetime.
-   */
   signIn(proofId: string): Promise<TokenSet & { user_id: string }> {
-    const body = { ...this.flowBody(), proof_id: proofId };
     return this.keeper.replace('signed_in', () =>
-      this.retrying((limit) =>
-        this.tokenRequest<TokenSet & { user_id: string }>('POST', 'sign-in', body, undefined, limit),
-      ),
+      this.tokenRequest<TokenSet & { user_id: string }>('POST', 'sign-in', { ...this.flowBody(), proof_id: proofId }),
     );
   }
 

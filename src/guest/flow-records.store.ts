@@ -73,27 +73,6 @@ const decodeProviderProof = objectDecoder<ProviderProof>({
   emailVerified: isBoolean,
 });
 
-/** What a sign-in keeps beside its proof for a repeat: the session its answer carried. */
-interface SignInRepeat {
-  readonly signedInSession: string;
-}
-
-const decodeSignInRepeat = objectDecoder<SignInRepeat>({ signedInSession: isString });
-
-/** A provider proof spent by a sign-in. */
-export interface SignInProof {
-  readonly proof: ProviderProof;
-  /** The session an earlier sign-in with this proof answered with, when this is its repeat. */
-  readonly repeatOf: string | null;
-  /** Puts the proof back as it was, for a sign-in a dependency refused (503). */
-  readonly restore: () => Promise<void>;
-  /**
-   * Keeps the proof, for the rest of its lifetime, for a repeat of this sign-in by the same flow
-   * whose answer, naming `sessionId`, was lost on the way (a phone's dropped connection).
-   */
-  readonly keepForRepeat: (sessionId: string) => Promise<void>;
-}
-
 const decodeLinkingIntent = objectDecoder<LinkingIntent>({
   intentId: isString,
   tenantId: isString,
@@ -105,7 +84,6 @@ const decodeLinkingIntent = objectDecoder<LinkingIntent>({
 });
 
 const proofKey = (flowId: string, proofId: string): string => `g:{${flowId}}:prf:${proofId}`;
-const signInRepeatKey = (flowId: string, proofId: string): string => `${proofKey(flowId, proofId)}:signed-in`;
 const intentKey = (flowId: string): string => `g:{${flowId}}:intent`;
 const firstIntentKey = (flowId: string): string => `g:{${flowId}}:intent:first`;
 
@@ -208,28 +186,15 @@ export class FlowRecordsStore {
     return typeof left === 'number' ? left : 0;
   }
 
-  /**
-   * The proof a sign-in spends: the provider proof, or else what an earlier sign-in with it kept for
-   * a repeat (`keepForRepeat`), for the rest of the proof's lifetime. Null when refused.
-   */
-  async consumeForSignIn(flowId: string, proofId: string, b: Binding): Promise<SignInProof | null> {
-    const args = [b.tenantId, b.clientId, b.cookieHash, 'provider'];
-    const spent =
-      (await this.consumeProof(proofKey(flowId, proofId), args)) ??
-      (await this.consumeProof(signInRepeatKey(flowId, proofId), args));
+  /** The proof, spent, and how to put it back for the rest of its lifetime; null when refused. */
+  async consumeProviderProof(
+    flowId: string,
+    proofId: string,
+    b: Binding,
+  ): Promise<{ proof: ProviderProof; restore: () => Promise<void> } | null> {
+    const spent = await this.consumeProof(flowId, proofId, [b.tenantId, b.clientId, b.cookieHash, 'provider']);
     const proof = spent && decodeJson(spent.raw, decodeProviderProof);
-    if (!spent || !proof) return null;
-    const repeated = decodeJson(spent.raw, decodeSignInRepeat);
-    return {
-      proof,
-      repeatOf: repeated?.signedInSession ?? null,
-      restore: spent.restore,
-      keepForRepeat: async (sessionId) => {
-        if (spent.ttlMs <= 0) return;
-        const kept: SignInRepeat & ProviderProof = { ...proof, signedInSession: sessionId };
-        await this.redis.set(signInRepeatKey(flowId, proofId), JSON.stringify(kept), 'PX', spent.ttlMs);
-      },
-    };
+    return spent && proof ? { proof, restore: spent.restore } : null;
   }
 
   /** The upgrade proof, spent: how to put it back for the rest of its lifetime; null when refused. */
@@ -240,7 +205,7 @@ export class FlowRecordsStore {
     userId: string,
     sessionId: string,
   ): Promise<{ restore: () => Promise<void> } | null> {
-    const spent = await this.consumeProof(proofKey(flowId, proofId), [
+    const spent = await this.consumeProof(flowId, proofId, [
       b.tenantId,
       b.clientId,
       b.cookieHash,
@@ -253,15 +218,17 @@ export class FlowRecordsStore {
 
   /** CONSUME_PROOF, and how to put the proof back as it was for the rest of its lifetime. */
   private async consumeProof(
-    key: string,
+    flowId: string,
+    proofId: string,
     args: readonly string[],
-  ): Promise<{ raw: string; ttlMs: number; restore: () => Promise<void> } | null> {
+  ): Promise<{ raw: string; restore: () => Promise<void> } | null> {
+    const key = proofKey(flowId, proofId);
     const [raw, ttlMs] = arrayReply(await CONSUME_PROOF.run(this.redis, [key], [...args]));
     if (typeof raw !== 'string' || typeof ttlMs !== 'number') return null;
     const restore = async (): Promise<void> => {
       if (ttlMs > 0) await RESTORE_PROOF.run(this.redis, [key], [raw, ttlMs]);
     };
-    return { raw, ttlMs, restore };
+    return { raw, restore };
   }
 
   async putIntent(

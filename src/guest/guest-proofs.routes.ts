@@ -154,10 +154,7 @@ export const GUEST_PROOF_ROUTES = {
       parameters,
       requestBody: body(obj({ ...FLOW, proof_id: str({ pattern: '^prf_' }) })),
       responses: {
-        200: ok(
-          'token set; the same flow repeating the sign-in with the proof within its lifetime (a lost answer) gets a fresh session, and the earlier one ends',
-          obj({ user_id: str(), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id'])),
-        ),
+        200: ok('token set', obj({ user_id: str(), ...GUEST_TOKEN_SET }, tokenSetRequired(['user_id']))),
         400: error('invalid_proof or invalid_request'),
         ...pick(403, 404, 429, 503),
       },

@@ -11,8 +11,6 @@ import { GuestAccountsRepository } from './guest-accounts.repository';
 import { TenantClients } from './tenant-clients';
 import type { ClientRecord } from '../directory/records';
 import { RemovedProviders } from './removed-providers';
-import { SessionRecordsRepository } from '../directory/session-records.repository';
-import { SessionStore } from '../platform/session-store/session-store';
 
 export type GuestResponse = {
   user_id: string;
@@ -32,8 +30,6 @@ export class GuestService {
     private readonly limiter: RateLimiter,
     private readonly stats: DailyStatsRepository,
     private readonly removedProviders: RemovedProviders,
-    private readonly sessionRecords: SessionRecordsRepository,
-    private readonly sessionStore: SessionStore,
   ) {}
 
   /** Rule 3: the user id is always minted here; nothing the client sends names a user. */
@@ -177,7 +173,7 @@ export class GuestService {
   async signIn(ctx: GuestRequestContext, proofId: string): Promise<Issued<{ user_id: string } & CustomerTokenSet>> {
     const client = await this.clients.resolve(ctx.tenantId, ctx.clientId);
     const flow = await this.flows.requireKnown(ctx);
-    const consumed = await this.records.consumeForSignIn(ctx.flowId, proofId, {
+    const consumed = await this.records.consumeProviderProof(ctx.flowId, proofId, {
       tenantId: ctx.tenantId,
       clientId: client.id,
       cookieHash: flow.cookieHash,
@@ -201,17 +197,6 @@ export class GuestService {
     // session row committed before Redis failed never became live and only expires; the proof
     // stays bound to its flow, and lockOwnerForSignIn judges it again on the retry.
     const answer = await undoneOnDependencyFailure(signedIn(), consumed.restore);
-    // Should this answer be lost, the same flow may repeat the sign-in with the proof; a repeat
-    // ends the session of the answer it replaces, whose tokens reached nobody. Both are
-    // conveniences for a lost answer: a failure of either leaves this answer as it is.
-    await consumed.keepForRepeat(answer.session_id).catch(() => undefined);
-    if (consumed.repeatOf !== null) await this.endUnheldSession(ctx.tenantId, consumed.repeatOf).catch(() => undefined);
     return { answer, client };
-  }
-
-  /** Ends a session whose tokens reached nobody: its row first, so it is never rebuilt, then Redis. */
-  private async endUnheldSession(tenantId: string, sessionId: string): Promise<void> {
-    await this.sessionRecords.revokeRecorded(tenantId, sessionId, () => []);
-    await this.sessionStore.revoke(sessionId);
   }
 }

@@ -82,41 +82,6 @@ describe('one-time things under concurrent consumption', () => {
     ).toBe(1);
   });
 
-  it('sign-in: of 10 concurrent sign-ins with one proof exactly one signs in; of 10 repeats after it (a lost answer) exactly one, ending the first one’s session', async () => {
-    const email = `race-sign-in-${Date.now()}@example.com`;
-    const owner = w.client();
-    const account = await owner.createGuest();
-    await owner.createLinkingIntent();
-    await owner.upgrade(await emailProof(w, owner, email));
-    const c = w.client();
-    await c.createGuest();
-    await c.createLinkingIntent();
-    const proofId = await emailProof(w, c, email);
-    const signIns = () =>
-      Promise.all(
-        Array.from({ length: N }, () =>
-          w.t
-            .auth()
-            .post('/t/acme/sign-in')
-            .set('Cookie', cookieOf(c))
-            .send({ client_id: 'cli_game', browser_flow_id: c.browserFlowId, proof_id: proofId }),
-        ),
-      );
-    const sessionsOf = async (): Promise<number> =>
-      countRows(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1 AND revoked_at IS NULL`, [account.user_id]);
-    const live = await sessionsOf();
-
-    for (const round of ['first', 'repeat']) {
-      const answers = await signIns();
-      const ok = answers.filter((r) => r.status === 200);
-      expect({ round, ok: ok.length }).toEqual({ round, ok: 1 });
-      expect(answers.filter((r) => r.status !== 200).map(outcome)).toEqual(Array(N - 1).fill('400 invalid_proof'));
-      expect(ok[0]?.body.user_id).toBe(account.user_id);
-    }
-    // The repeat's session replaced the first one's, whose tokens reached nobody.
-    expect(await sessionsOf()).toBe(live + 1);
-  });
-
   it('browser flow claim: of 10 concurrent guest creations starting one flow exactly one claims it, the rest 403', async () => {
     const users = await countRows(`SELECT count(*)::int AS n FROM users WHERE tenant_id = 'acme'`);
     const flow = flowId();

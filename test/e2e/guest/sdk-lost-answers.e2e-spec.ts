@@ -108,43 +108,6 @@ describe('the SDK after an answer lost on the way back', () => {
     await expect(c.verifyEmail(email, code)).rejects.toMatchObject({ status: 400, code: 'invalid_code' });
   });
 
-  it('signs in when the sign-in’s answer was lost: the retry gets a fresh session and the lost one ends', async () => {
-    const email = `sign-in-lost-${Date.now()}@example.com`;
-    const first = w.client();
-    const owner = await first.createGuest();
-    await first.createLinkingIntent();
-    await first.upgrade(await emailProof(w, first, email));
-    // Another device: a guest whose upgrade finds the account; the player signs in instead.
-    let lostSession: string | undefined;
-    let drop = false;
-    const flaky = (async (url: string, init: RequestInit) => {
-      const res = await fetch(url, init);
-      if (!drop || !url.endsWith('/sign-in')) return res;
-      drop = false;
-      lostSession = ((await res.json()) as { session_id: string }).session_id;
-      throw new TypeError('network connection lost');
-    }) as typeof fetch;
-    const c = w.client({ fetch: flaky });
-    await c.createGuest();
-    await c.createLinkingIntent();
-    const proof = await emailProof(w, c, email);
-    await expect(c.upgrade(proof)).rejects.toMatchObject({ status: 409, code: 'identity_in_use' });
-    drop = true;
-    const signedIn = await c.signIn(proof);
-    expect(signedIn.user_id).toBe(owner.user_id);
-    expect(c.userId).toBe(owner.user_id);
-    expect(lostSession).toMatch(/^ses_/);
-    expect(signedIn.session_id).not.toBe(lostSession);
-    expect(await w.t.redis.exists(`s:{${lostSession as string}}`)).toBe(0);
-    const row = await w.t.pg.query('SELECT revoked_at FROM sessions WHERE id = $1', [lostSession]);
-    expect(row.rows[0].revoked_at).not.toBeNull();
-    // What the sign-in kept for a repeat is not the proof an upgrade or a link takes.
-    const kept = (await w.t.redisKeys()).filter((k) => k.includes(proof));
-    expect(kept).toEqual([`g:{${c.browserFlowId}}:prf:${proof}:signed-in`]);
-    await c.refresh();
-    expect(c.userId).toBe(owner.user_id);
-  });
-
   it('resolves an upgrade whose answer was lost with the replacement session the service made', async () => {
     const dropped = droppingAnswers('/guest/upgrade');
     const storage = new MemorySecureStorage();
