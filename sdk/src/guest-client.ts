@@ -118,8 +118,12 @@ export function newBrowserFlowId(): string {
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
-/** A page's one-time bounce (`chat/go`, `providers/go`) must be followed within ten minutes. */
-const BOUNCE_SECONDS = 600;
+/**
+ * How long a sign-in that leaves the page for the chat platform or a provider may hold something
+ * in the flow: its one-time bounce lives ten minutes, the state the platform must come back with
+ * ten more, and the proof it brings back five (the service's default PROVIDER_PROOF_TTL).
+ */
+const REDIRECT_SECONDS = 600 + 600 + 300;
 
 /**
  * What the service answers (src/guest/browser-flows.ts) when a known flow is asked for without its
@@ -260,6 +264,7 @@ export class GuestClient {
 
   /** The URL a top-level navigation opens to prove a chat-platform account (`GET chat/start`). */
   chatStartUrl(): string {
+    this.flowClock.holds(this.flowId, REDIRECT_SECONDS);
     const q = new URLSearchParams(this.flowBody());
     return `${this.tenantBase}/chat/start?${q.toString()}`;
   }
@@ -271,7 +276,7 @@ export class GuestClient {
    */
   async chatAuthorizeUrl(): Promise<string> {
     const answer = await this.request<{ authorize_url: string }>('POST', 'chat/start', this.flowBody());
-    this.flowClock.holds(this.flowId, BOUNCE_SECONDS);
+    this.flowClock.holds(this.flowId, REDIRECT_SECONDS);
     return answer.authorize_url;
   }
 
@@ -287,6 +292,7 @@ export class GuestClient {
 
   /** The URL a top-level navigation opens to sign in at an OpenID Connect provider (`GET providers/{id}/start`). */
   providerStartUrl(providerId: string): string {
+    this.flowClock.holds(this.flowId, REDIRECT_SECONDS);
     const q = new URLSearchParams(this.flowBody());
     return `${this.tenantBase}/providers/${encodeURIComponent(providerId)}/start?${q.toString()}`;
   }
@@ -295,7 +301,7 @@ export class GuestClient {
   async providerAuthorizeUrl(providerId: string): Promise<string> {
     const path = `providers/${encodeURIComponent(providerId)}/start`;
     const answer = await this.request<{ authorize_url: string }>('POST', path, this.flowBody());
-    this.flowClock.holds(this.flowId, BOUNCE_SECONDS);
+    this.flowClock.holds(this.flowId, REDIRECT_SECONDS);
     return answer.authorize_url;
   }
 

@@ -74,8 +74,11 @@ export class TenantEmailService {
     const budget = this.config.rateLimits.tenantFlowAttempts;
     await this.limiter.hit({ name: 'tenant-flow', domain: realm.domain, subject: ctx.flowId, budget });
     const binding = { tenantId: ctx.tenantId, clientId: client.id, cookieHash: flow.cookieHash };
+    // A repeat after a lost answer first, so that it never counts against a newer code of the flow.
+    const again = await this.answeredBefore(realm, ctx.flowId, email, code, binding);
+    if (again) return again;
     const taken = await this.codes.take(realm, ctx.flowId, email, code);
-    if (!taken) return this.answeredBefore(realm, ctx.flowId, email, code, binding);
+    if (!taken) throw new AppError('invalid_code');
     // The code is spent only with the proof it produced, remembered for a retry of a lost answer:
     // a 503 on the way puts it back.
     const issued = async (): Promise<{ proof_id: string; expires_in: number }> => {
@@ -92,8 +95,8 @@ export class TenantEmailService {
 
   /**
    * A phone that lost the answer sends the same code again: the same flow (its cookie checked),
-   * client and address get the proof the code was spent for, while that proof is unspent. Anyone
-   * else, or a code never answered, is refused as before.
+   * client and address get the proof the code was spent for, while that proof is unspent. Null
+   * for anyone else and for a code never answered.
    */
   private async answeredBefore(
     realm: CodeRealm,
@@ -101,10 +104,9 @@ export class TenantEmailService {
     email: string,
     code: string,
     binding: Binding,
-  ): Promise<{ proof_id: string; expires_in: number }> {
+  ): Promise<{ proof_id: string; expires_in: number } | null> {
     const proofId = await this.codes.answerOfSpent(realm, flowId, email, code);
     const left = proofId === null ? 0 : await this.records.providerProofLeft(flowId, proofId, binding);
-    if (proofId === null || left <= 0) throw new AppError('invalid_code');
-    return { proof_id: proofId, expires_in: left };
+    return proofId !== null && left > 0 ? { proof_id: proofId, expires_in: left } : null;
   }
 }

@@ -204,22 +204,19 @@ export class EmailCodesStore {
       await RESTORE.run(this.redis, [codeKey(realm, flowId)], [codeMac, emailMac, attempts, until, ttlMs]);
     };
     const remember = async (answer: string, ttlSeconds: number): Promise<void> => {
-      if (codeMac === undefined || emailMac === undefined) return;
-      await this.redis
-        .multi()
-        .hset(answeredKey(realm, flowId), 'code', codeMac, 'email', emailMac, 'answer', answer)
-        .expire(answeredKey(realm, flowId), ttlSeconds)
-        .exec();
+      if (typeof codeMac !== 'string' || typeof emailMac !== 'string') return;
+      // One SET with its expiry: MACs and record ids hold no space.
+      await this.redis.set(answeredKey(realm, flowId), `${codeMac} ${emailMac} ${answer}`, 'EX', ttlSeconds);
     };
     return { restore, remember };
   }
 
   /**
    * What the flow's spent code was answered with (`TakenCode.remember`), when this is that code
-   * for that address; else null. Asking counts no attempt: only the right code finds anything.
+   * for that address; else null. Asking counts no attempt and touches no live code of the flow.
    */
   async answerOfSpent(realm: CodeRealm, flowId: string, email: string, code: string): Promise<string | null> {
-    const [codeMac, emailMac, answer] = await this.redis.hmget(answeredKey(realm, flowId), 'code', 'email', 'answer');
+    const [codeMac, emailMac, answer] = ((await this.redis.get(answeredKey(realm, flowId))) ?? '').split(' ');
     if (!codeMac || !emailMac || !answer) return null;
     const codeMatches = this.pseudonymizer
       .macs(`${realm.domain}:email-code`, `${flowId}:${code}`)

@@ -98,6 +98,10 @@ describe('the SDK after an answer lost on the way back', () => {
     expect(again).toEqual({ proof_id: expect.stringMatching(/^prf_/), expires_in: expect.any(Number) });
     expect(again.expires_in).toBeGreaterThan(0);
     expect(again.expires_in).toBeLessThanOrEqual(300);
+    // A newer code sent meanwhile loses none of its attempts to the repeat.
+    await c.startEmail(email);
+    expect(await c.verifyEmail(email, code)).toMatchObject({ proof_id: again.proof_id });
+    expect(await w.t.redis.hget(`cc:acme:{${c.browserFlowId}}`, 'attempts')).toBe('0');
     // Only that code for that address: another address, or another code, is refused.
     await expect(c.verifyEmail(`other-${email}`, code)).rejects.toMatchObject({ code: 'invalid_code' });
     await expect(c.verifyEmail(email, code === '000000' ? '000001' : '000000')).rejects.toMatchObject({
