@@ -111,6 +111,23 @@ export async function startChat(w: GuestWorld, c: GuestClient): Promise<{ to: UR
   return { to, state: to.searchParams.get('state') as string };
 }
 
+/** The browser's part of a chat-platform proof for `c`'s flow: start → platform → callback → the proof. */
+export async function chatProof(
+  w: GuestWorld,
+  c: GuestClient,
+  user: { id: string; username: string; email?: string },
+): Promise<string> {
+  const { to, state } = await startChat(w, c);
+  const code = w.chat.registerUser({ global_name: null, verified: true, ...user }, to.toString());
+  const back = await w.t
+    .auth()
+    .get('/t/acme/chat/callback')
+    .query({ code, state })
+    .set('Cookie', `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`)
+    .expect(302);
+  return GuestClient.chatRedirectResult(back.headers.location as string).proof_id;
+}
+
 /** A guest of `acme`'s `cli_game` made with a raw request in a fresh browser flow: its token set. */
 export async function rawGuest(
   w: GuestWorld,

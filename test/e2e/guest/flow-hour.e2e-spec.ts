@@ -1,8 +1,8 @@
 import { FLOW_LIFETIME_MS } from '../../../sdk/src/flow-clock';
 import { MemoryCookieJar } from '../../../sdk/src/cookie-jar';
-import { GuestClient } from '../../../sdk/src/guest-client';
+import type { GuestClient } from '../../../sdk/src/guest-client';
 import { MemorySecureStorage } from '../../../sdk/src/secure-storage';
-import { startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { chatProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 /**
  * A browser flow lives an hour from its first call (contract 6) and a page open longer keeps its
@@ -81,20 +81,7 @@ describe('a page’s steps never outlast its browser flow', () => {
     const created = await c.createGuest();
     await c.createLinkingIntent();
     const flow = c.browserFlowId;
-    const start = new URL(c.chatStartUrl());
-    const cookie = `__Host-svc_flow_${flow}=${c.flowCookie() as string}`;
-    const to = await w.t
-      .auth()
-      .get(start.pathname + start.search)
-      .set('Cookie', cookie)
-      .expect(302);
-    const state = new URL(to.headers.location as string).searchParams.get('state') as string;
-    const code = w.chat.registerUser(
-      { id: String(7_300_000 + (Date.now() % 100_000)), username: 'slow' },
-      to.headers.location,
-    );
-    const back = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookie).expect(302);
-    const { proof_id } = GuestClient.chatRedirectResult(back.headers.location as string);
+    const proofId = await chatProof(w, c, { id: String(7_300_000 + (Date.now() % 100_000)), username: 'slow' });
     // The player spent twelve minutes at the platform in a tab open for fifty: the intent lapsed
     // (its ten minutes), the proof has not (it came back a moment ago).
     const times = JSON.parse(tab.get(clockKey) as string) as { startedAt: number; holdsUntil: number };
@@ -110,7 +97,7 @@ describe('a page’s steps never outlast its browser flow', () => {
     const reloaded = w.client({ ...browser, browserFlowId: flow });
     await reloaded.createLinkingIntent();
     expect(reloaded.browserFlowId).toBe(flow);
-    expect((await reloaded.upgrade(proof_id)).user_id).toBe(created.user_id);
+    expect((await reloaded.upgrade(proofId)).user_id).toBe(created.user_id);
   });
 
   it('keeps a flow past half its hour while it holds the page’s live intent, and a young flow always', async () => {

@@ -2,7 +2,7 @@ import type { Response } from 'supertest';
 import { GuestClient } from '../../../sdk/src/guest-client';
 import { ClientsRepository } from '../../../src/directory/clients.repository';
 import { admin } from '../../support/admin-cli';
-import { emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
+import { chatProof as chatProofOf, emailProof, startGuestWorld, type GuestWorld } from '../../support/guest-fixtures';
 
 // cli_game's web origin (its redirect URI's); cli_other is another browser client of acme.
 const GAME_ORIGIN = 'https://play.acme.example';
@@ -53,20 +53,8 @@ describe('GET and DELETE /t/{tenantId}/me (contract 13)', () => {
     return c;
   }
 
-  /** The browser's part of a chat-platform proof for `c`'s flow: start → platform → callback. */
-  async function chatProof(c: GuestClient, user: { id: string; username: string; email: string }): Promise<string> {
-    const cookie = `__Host-svc_flow_${c.browserFlowId}=${c.flowCookie()}`;
-    const startUrl = new URL(c.chatStartUrl());
-    const start = await w.t
-      .auth()
-      .get(startUrl.pathname + startUrl.search)
-      .set('Cookie', cookie)
-      .expect(302);
-    const state = new URL(start.headers.location as string).searchParams.get('state') as string;
-    const code = w.chat.registerUser({ global_name: null, verified: true, ...user }, start.headers.location);
-    const back = await w.t.auth().get('/t/acme/chat/callback').query({ code, state }).set('Cookie', cookie).expect(302);
-    return GuestClient.chatRedirectResult(back.headers.location as string).proof_id;
-  }
+  const chatProof = (c: GuestClient, user: { id: string; username: string; email: string }): Promise<string> =>
+    chatProofOf(w, c, user);
 
   async function upgradedByChat(user: { id: string; username: string; email: string }): Promise<GuestClient> {
     const c = w.client();
