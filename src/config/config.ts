@@ -664,7 +664,8 @@ export function loadConfig(env: Env): AppConfig {
 
   const config: AppConfig = {
     nodeEnv,
-    port: r.int('PORT', 3000, 0, 65535),
+    // 0 would let the kernel pick a port nobody (the container's health check, the proxy) knows.
+    port: r.int('PORT', 3000, 1, 65535),
     host: readHost(r),
     metricsPort: r.raw('METRICS_PORT') === undefined ? null : r.int('METRICS_PORT', 9464, 0, 65535),
     metricsHost: readHost(r, 'METRICS_HOST') ?? '127.0.0.1',

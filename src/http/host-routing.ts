@@ -29,21 +29,36 @@ export function hostServing(path: string): ServingHost | undefined {
  * (`forwardedHost`); without the header, Host decides.
  */
 export function hostRouting(config: AppConfig): (req: Request, res: Response, next: NextFunction) => void {
-  const authHost = new URL(config.authOrigin).host.toLowerCase();
-  const consoleHost = new URL(config.consoleOrigin).host.toLowerCase();
+  const authUrl = new URL(config.authOrigin);
+  const consoleUrl = new URL(config.consoleOrigin);
   return (req, res, next) => {
     const path = req.path;
     const serving = hostServing(path);
     if (serving === 'every') return next();
     const forwarded = config.trustProxy ? forwardedHost(req.headers['x-forwarded-host']) : undefined;
-    const host = (forwarded ?? req.headers.host ?? '').toLowerCase();
-    const allowed = (host === authHost && serving === 'auth') || (host === consoleHost && serving === 'console');
+    const host = forwarded ?? req.headers.host ?? '';
+    const allowed = (serving === 'auth' && names(host, authUrl)) || (serving === 'console' && names(host, consoleUrl));
     if (allowed) return next();
     res.status(404);
     res.json(
       errorBody('not_found', config.nodeEnv === 'development' ? hint(config, path, serving) : 'No such resource.'),
     );
   };
+}
+
+const DEFAULT_PORT: Record<string, string> = { 'https:': '443', 'http:': '80' };
+
+/**
+ * Whether a Host (or X-Forwarded-Host) value names the origin's authority (RFC 9110 §7.2): letter
+ * case aside, and with or without the scheme's default port, which `URL.host` never shows but a
+ * client or a proxy passing the client's Host on (`$http_host`) may write. Nothing else is
+ * normalised: another port, a trailing dot or userinfo names another authority.
+ */
+function names(host: string, origin: URL): boolean {
+  const h = host.toLowerCase();
+  const port = DEFAULT_PORT[origin.protocol];
+  const bare = port !== undefined && h.endsWith(`:${port}`) ? h.slice(0, -port.length - 1) : h;
+  return bare === origin.host;
 }
 
 /**

@@ -134,6 +134,11 @@ describe('configuration (contract section 1)', () => {
     ]);
   });
 
+  it('refuses PORT=0, a port the kernel would pick and nobody (the health check, the proxy) would know', () => {
+    expect(problemsOf(env({ PORT: '0' }))).toEqual([expect.stringMatching(/^PORT: /)]);
+    expect(loadConfig(env({ PORT: '1' })).port).toBe(1);
+  });
+
   it('accepts any positive customer session lifetime, and 0 to turn the reuse interval off (contract 13)', () => {
     const c = loadConfig(
       env({ CUSTOMER_SESSION_IDLE_TTL: '5', CUSTOMER_SESSION_ABSOLUTE_TTL: '31536000', REFRESH_REUSE_INTERVAL: '0' }),
