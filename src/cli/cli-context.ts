@@ -13,6 +13,7 @@ import { AuditTrail, type AuditData, type AuditRecord } from '../directory/audit
 import { Pseudonymizer } from '../platform/crypto/digests';
 import { SecretBox } from '../platform/crypto/secret-box';
 import { connectedDataSource, dataSourceOptions } from '../platform/database/data-source-options';
+import { migrationOptions } from '../platform/database/migrator';
 import { closeRedis, connectedWithin, createRedis } from '../platform/redis/redis.module';
 import type { RedisClient } from '../platform/redis/redis-client';
 import { SessionStore } from '../platform/session-store/session-store';
@@ -25,9 +26,18 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export class CliContext {
   private dataSource: DataSource | null = null;
+  private migrationSource: DataSource | null = null;
   private redis: { readonly client: RedisClient; readonly timeoutMs: number } | null = null;
 
   constructor(private readonly env: Env) {}
+
+  /** The database for `migrate`, without the request path's statement timeout (migrator.ts). */
+  async migrationDb(): Promise<DataSource> {
+    this.migrationSource ??= await connectedDataSource(
+      migrationOptions(dataSourceOptions(loadDatabaseSettings(this.env))),
+    );
+    return this.migrationSource;
+  }
 
   async db(): Promise<DataSource> {
     if (!this.dataSource) {
@@ -91,6 +101,7 @@ export class CliContext {
 
   async close(): Promise<void> {
     await this.dataSource?.destroy();
+    await this.migrationSource?.destroy();
     if (this.redis) await closeRedis(this.redis.client, this.redis.timeoutMs);
   }
 }

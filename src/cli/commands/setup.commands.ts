@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
+import { runMigrationsOnce } from '../../platform/database/migrator';
 import { ControlPlaneSeedService } from '../../directory/control-plane-seed.service';
 import { RetentionRepository } from '../../directory/retention.repository';
 import { finishInterruptedErasures } from '../../directory/user-erasure';
@@ -39,8 +40,7 @@ export const SETUP_COMMANDS: readonly AdminCommand[] = [
     usage: 'migrate',
     options: {},
     async run(ctx) {
-      const ran = await (await ctx.db()).runMigrations({ transaction: 'each' });
-      return { migrated: ran.map((m) => m.name) };
+      return { migrated: await runMigrationsOnce(await ctx.migrationDb()) };
     },
   },
   {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../../src/platform/database/data-source-options';
+import { admin } from '../../support/admin-cli';
 import { dropSuiteDatabase, freshDatabase } from '../../support/database';
 
 /**
@@ -81,5 +82,68 @@ describe('migrations undo what they do', () => {
 
     await all.runMigrations({ transaction: 'each' });
     expect(await schema(all)).toEqual(migrated);
+  });
+});
+
+/**
+ * `migrate` is the release step (docs/operations.md), often run once per instance at the same
+ * time, over tables that hold a year of audit rows while the service serves.
+ */
+describe('migrate as a release step', () => {
+  const name = `svc_e2e_migrate_${randomBytes(6).toString('hex')}`;
+  let url: string;
+  const indexStep = MIGRATIONS.findIndex((m) => m.name === 'ErasureRequestsIndex1764000022000');
+
+  /** A fresh database holding the schema of the release before the audit index. */
+  async function releaseBeforeIndex(): Promise<void> {
+    await dropSuiteDatabase(name);
+    url = await freshDatabase(name);
+    const ds = await new DataSource({ type: 'postgres', url, migrations: MIGRATIONS.slice(0, indexStep) }).initialize();
+    await ds.runMigrations({ transaction: 'each' });
+    await ds.destroy();
+  }
+
+  afterAll(async () => {
+    await dropSuiteDatabase(name);
+  });
+
+  it('runs one migrate at a time: two at once both succeed, each migration applied once', async () => {
+    await dropSuiteDatabase(name);
+    url = await freshDatabase(name);
+    const runs = await Promise.all([admin({ DATABASE_URL: url }, 'migrate'), admin({ DATABASE_URL: url }, 'migrate')]);
+    expect(runs.map((r) => ({ status: r.status, stderr: r.stderr }))).toEqual([
+      { status: 0, stderr: '' },
+      { status: 0, stderr: '' },
+    ]);
+    const applied = runs.flatMap((r) => r.out.migrated as string[]);
+    expect(applied.sort()).toEqual(MIGRATIONS.map((m) => m.name).sort());
+  });
+
+  it('is not bound by the request timeout: it waits out a table lock the service holds a while', async () => {
+    await releaseBeforeIndex();
+    const busy = await new DataSource({ type: 'postgres', url }).initialize();
+    const runner = busy.createQueryRunner();
+    await runner.startTransaction();
+    // A request writing to audit_events holds a lock the index build must wait for.
+    await runner.query(`INSERT INTO tenants (id, name, kind) VALUES ('busy', 'Busy', 'customer')`);
+    await runner.query(`INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('session.revoked', 'busy', 's', '{}')`);
+    const released = new Promise((r) => setTimeout(r, 1_500)).then(() => runner.commitTransaction());
+    // 100 ms: the request path's statement timeout is then 200 ms.
+    const run = await admin({ DATABASE_URL: url, DEPENDENCY_TIMEOUT_MS: '100' }, 'migrate');
+    await released;
+    await runner.release();
+    await busy.destroy();
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(run.out.migrated).toContain('ErasureRequestsIndex1764000022000');
+  });
+
+  it('names the migration that failed', async () => {
+    await releaseBeforeIndex();
+    const ds = await new DataSource({ type: 'postgres', url }).initialize();
+    await ds.query('CREATE INDEX audit_events_erasure_requests_idx ON audit_events (id)');
+    await ds.destroy();
+    const run = await admin({ DATABASE_URL: url }, 'migrate');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('migration ErasureRequestsIndex1764000022000 failed');
   });
 });
