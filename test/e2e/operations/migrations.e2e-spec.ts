@@ -126,7 +126,9 @@ describe('migrate as a release step', () => {
     await runner.startTransaction();
     // A request writing to audit_events holds a lock the index build must wait for.
     await runner.query(`INSERT INTO tenants (id, name, kind) VALUES ('busy', 'Busy', 'customer')`);
-    await runner.query(`INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('session.revoked', 'busy', 's', '{}')`);
+    await runner.query(
+      `INSERT INTO audit_events (type, tenant_id, subject, data) VALUES ('session.revoked', 'busy', 's', '{}')`,
+    );
     const released = new Promise((r) => setTimeout(r, 1_500)).then(() => runner.commitTransaction());
     // 100 ms: the request path's statement timeout is then 200 ms.
     const run = await admin({ DATABASE_URL: url, DEPENDENCY_TIMEOUT_MS: '100' }, 'migrate');
