@@ -63,8 +63,12 @@ export class ErrorFilter implements ExceptionFilter {
       {
         err:
           exception instanceof Error
-            ? { name: exception.name, message: exception.message, stack: exception.stack }
-            : String(exception),
+            ? {
+                name: exception.name,
+                message: withoutAddresses(exception.message),
+                stack: withoutAddresses(exception.stack),
+              }
+            : withoutAddresses(String(exception)),
         path: loggedPath(req.path),
       },
       'unhandled error',
@@ -94,9 +98,12 @@ export function sendError(res: Response, error: AppError): void {
 
 /** An error for the log, with anything shaped like an email address cut out (logs hold none). */
 function describe(err: unknown): string | undefined {
-  return err instanceof Error
-    ? `${err.name}: ${err.message}`.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>')
-    : undefined;
+  return err instanceof Error ? withoutAddresses(`${err.name}: ${err.message}`) : undefined;
+}
+
+/** Text for the log with anything shaped like an email address cut out: an error may quote its input. */
+export function withoutAddresses<T extends string | undefined>(text: T): T {
+  return text?.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>') as T;
 }
 
 function validationMessage(exception: HttpException): string | undefined {
