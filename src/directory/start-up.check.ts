@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
 import { ConfigError } from '../config/config';
 import { ControlPlaneSeedService } from './control-plane-seed.service';
 
@@ -11,6 +11,8 @@ import { ControlPlaneSeedService } from './control-plane-seed.service';
  *   every request that touches the new schema (a rolling release started before `migrate`);
  * - spec 1.6: a missing or conflicting control-plane seed.
  * Mounted by the service host only; the admin CLI, which migrates and seeds, does not run it.
+ * It only reads: `migrate` alone changes the schema (TypeORM's showMigrations would create the
+ * migrations table, racing a `migrate` that runs while instances start).
  */
 @Injectable()
 export class StartUpCheck implements OnApplicationBootstrap {
@@ -20,7 +22,7 @@ export class StartUpCheck implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (await this.db.showMigrations()) {
+    if ((await new MigrationExecutor(this.db).getPendingMigrations()).length > 0) {
       throw new ConfigError([
         'DATABASE_URL: the database lacks migrations of this release (run: npm run admin -- migrate)',
       ]);

@@ -7,7 +7,7 @@ import { ControlPlaneSeedService } from '../../../src/directory/control-plane-se
 import type { RedisClient } from '../../../src/platform/redis/redis-client';
 import { MIGRATIONS } from '../../../src/platform/database/data-source-options';
 import { REDIS, whenReady } from '../../../src/platform/redis/redis.module';
-import { createSuiteDatabase, dropSuiteDatabase, PG_BASE } from '../../support/database';
+import { createSuiteDatabase, dropSuiteDatabase, freshDatabase, PG_BASE } from '../../support/database';
 import { freePort, REDIS_URL, startTestApp, testEnv } from '../../support/test-app';
 
 /**
@@ -71,6 +71,25 @@ describe('start-up checks of the schema and the control-plane seed', () => {
       await ds.destroy();
     }
     expect(await listenError()).toBeNull();
+  });
+
+  // `migrate` alone changes the schema: an instance starting while it runs must not race it by
+  // creating the migrations table (TypeORM's showMigrations did).
+  it('refuses to start on a database never migrated, and leaves it as it found it', async () => {
+    const empty = `${db}_empty`;
+    const url = await freshDatabase(empty);
+    try {
+      expect(await listenError({ DATABASE_URL: url })).toContain(
+        'DATABASE_URL: the database lacks migrations of this release',
+      );
+      const pg = new Client({ connectionString: url });
+      await pg.connect();
+      const { rows } = await pg.query(`SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace`);
+      await pg.end();
+      expect(rows).toEqual([]);
+    } finally {
+      await dropSuiteDatabase(empty);
+    }
   });
 
   it('the seed stores a digest of the client secret, never the secret', async () => {
