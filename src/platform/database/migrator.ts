@@ -17,13 +17,14 @@ export const MIGRATION_LOCK_TIMEOUT_MS = 10_000;
 /**
  * The service's connection options for migrations: no statement or query timeout, which bound
  * requests (2 × DEPENDENCY_TIMEOUT_MS) and would cancel an index built over a year of audit rows,
- * but a lock timeout.
+ * but a lock timeout. The statement timeout is set to none for the session, over any a role or
+ * database default sets (pg sends no `statement_timeout` of 0 itself).
  */
 export function migrationOptions(options: DataSourceOptions): DataSourceOptions {
   const { query_timeout: _q, statement_timeout: _s, ...extra } = (options.extra ?? {}) as Record<string, unknown>;
   return {
     ...options,
-    extra: { ...extra, max: 2, lock_timeout: MIGRATION_LOCK_TIMEOUT_MS },
+    extra: { ...extra, max: 2, options: '-c statement_timeout=0', lock_timeout: MIGRATION_LOCK_TIMEOUT_MS },
   };
 }
 
