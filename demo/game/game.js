@@ -204,6 +204,8 @@ $('email-form').addEventListener(
     mode = 'upgrade';
     await auth.createLinkingIntent();
     await auth.startEmail(email);
+    // The code lives in this flow, which may be a fresh one: a reload before the code is typed keeps it.
+    sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
     $('code-form').hidden = false;
     say(`A code is on its way to ${email}.`);
   }),
@@ -235,6 +237,7 @@ $('sign-in').addEventListener(
     }
     mode = 'sign-in';
     await auth.startEmail(email);
+    sessionStorage.setItem(FLOW_KEY, auth.browserFlowId);
     $('code-form').hidden = false;
     say(`A sign-in code is on its way to ${email}.`);
   }),
