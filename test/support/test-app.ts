@@ -106,6 +106,18 @@ export interface StartOptions {
 }
 
 export async function startTestApp(overrides: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestApp> {
+  // A port free when picked may be taken before the app listens (the origins name it, so the app
+  // is built for it first): by then another suite's outgoing connection may hold it. Start afresh.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(overrides, opts);
+    } catch (err) {
+      if (attempt >= 3 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
+}
+
+async function startOnFreePort(overrides: Record<string, string>, opts: StartOptions): Promise<TestApp> {
   const shared = opts.shareWith;
   const [port, smtp, databaseName] = await Promise.all([
     freePort(),
@@ -122,7 +134,12 @@ export async function startTestApp(overrides: Record<string, string> = {}, opts:
     logLines ? { logDestination: { write: (line: string) => void logLines.push(line) } } : {},
   );
   await app.get(ControlPlaneSeedService).seed();
-  await app.listen(port);
+  await app.listen(port).catch(async (err: unknown) => {
+    await app.close();
+    await smtp.stop();
+    if (!shared) await dropSuiteDatabase(databaseName);
+    throw err;
+  });
   const pg = new Client({ connectionString: env.DATABASE_URL });
   // Fault tests cut the database; the assertion connection must not crash the suite then.
   pg.on('error', () => undefined);
