@@ -189,7 +189,7 @@ export class EmailCodesStore {
    * the code does not match.
    */
   async take(realm: CodeRealm, flowId: string, email: string, code: string): Promise<TakenCode | null> {
-    const codeMacs = this.pseudonymizer.macs(`${realm.domain}:email-code`, `${flowId}:${code}`);
+    const codeMacs = this.codeMacs(realm, flowId, code);
     const [status, codeMac, emailMac, attempts, until, ttlMs] = stringsOrNumbers(
       await CHECK.run(
         this.redis,
@@ -218,11 +218,14 @@ export class EmailCodesStore {
   async answerOfSpent(realm: CodeRealm, flowId: string, email: string, code: string): Promise<string | null> {
     const [codeMac, emailMac, answer] = ((await this.redis.get(answeredKey(realm, flowId))) ?? '').split(' ');
     if (!codeMac || !emailMac || !answer) return null;
-    const codeMatches = this.pseudonymizer
-      .macs(`${realm.domain}:email-code`, `${flowId}:${code}`)
-      .some((mac) => safeEqual(mac, codeMac));
+    const codeMatches = this.codeMacs(realm, flowId, code).some((mac) => safeEqual(mac, codeMac));
     const emailMatches = this.emailMacs(realm, email).some((mac) => safeEqual(mac, emailMac));
     return codeMatches && emailMatches ? answer : null;
+  }
+
+  /** The flow's code's MAC under every privacy key, current first (contract section 12). */
+  private codeMacs(realm: CodeRealm, flowId: string, code: string): string[] {
+    return this.pseudonymizer.macs(`${realm.domain}:email-code`, `${flowId}:${code}`);
   }
 
   /** The address's MAC under every privacy key, current first (contract section 12). */
